@@ -1,0 +1,6 @@
+import { createJobActivities, JobActivityDeps } from './jobs';
+
+/** Every activity the worker registers. */
+export function createActivities(deps: JobActivityDeps) {
+  return { ...createJobActivities(deps) };
+}

@@ -1,0 +1,203 @@
+import { once } from 'node:events';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { stringify } from 'csv-stringify/sync';
+import type { Db } from '../db/knex';
+import { normalizeImportRow } from '../services/contactImport';
+import { contactRowValues, ContactRow } from '../services/contacts';
+import type { JobError } from '../services/jobs';
+import type { ExportInput, IngestInput } from '../services/jobTypes';
+import { newId } from '../services/ids';
+import { chunkText } from '../services/knowledge';
+import type { MediaStorage } from '../services/storage';
+
+export interface ImportRowError {
+  /** 0-based position of the row in the job's rows (for CSV: data rows, header excluded). */
+  index: number;
+  message: string;
+}
+
+export interface ImportSummary {
+  total: number;
+  imported: number;
+  duplicates: number;
+  failed: number;
+  errors: ImportRowError[];
+  errorsTruncated: boolean;
+}
+
+export interface JobActivityDeps {
+  db: Db;
+  storage: MediaStorage;
+  baseUrl: string;
+}
+
+const MAX_ERRORS_PER_BATCH = 200;
+const EXPORT_PAGE_SIZE = 5_000;
+
+function heartbeat(details?: unknown): void {
+  // Outside a worker (plain function calls in scripts) there is no activity context.
+  try {
+    Context.current().heartbeat(details);
+  } catch {
+    /* not running as an activity */
+  }
+}
+
+export function createJobActivities({ db, storage, baseUrl }: JobActivityDeps) {
+  async function loadJob(jobId: string) {
+    const job = await db('jobs').where({ id: jobId }).first('id', 'team_id', 'type', 'input');
+    if (!job) throw ApplicationFailure.nonRetryable(`Job ${jobId} does not exist`, 'InvalidJobInput');
+    return job as { id: string; team_id: string; type: string; input: Record<string, unknown> };
+  }
+
+  return {
+    async markJobRunning(jobId: string): Promise<void> {
+      await db('jobs').where({ id: jobId, status: 'queued' }).update({ status: 'running', started_at: db.fn.now() });
+    },
+
+    async completeJob(jobId: string, result: Record<string, unknown>): Promise<void> {
+      await db('jobs')
+        .where({ id: jobId })
+        .whereIn('status', ['queued', 'running'])
+        .update({ status: 'succeeded', result: JSON.stringify(result), finished_at: db.fn.now() });
+    },
+
+    async failJob(jobId: string, error: JobError): Promise<void> {
+      await db('jobs')
+        .where({ id: jobId })
+        .whereIn('status', ['queued', 'running'])
+        .update({ status: 'failed', error: JSON.stringify(error), finished_at: db.fn.now() });
+    },
+
+    async countImportRows(jobId: string): Promise<number> {
+      const { rows } = await db.raw("SELECT jsonb_array_length(input->'rows') AS n FROM jobs WHERE id = ?", [jobId]);
+      if (!rows[0]) throw ApplicationFailure.nonRetryable(`Job ${jobId} does not exist`, 'InvalidJobInput');
+      return rows[0].n ?? 0;
+    },
+
+    /**
+     * Imports rows [offset, offset+limit) in one statement. Each contact records its job and row,
+     * so a batch that runs again after a crash inserts nothing twice and reports the same counts.
+     */
+    async importContactsBatch(args: { jobId: string; offset: number; limit: number }): Promise<Omit<ImportSummary, 'total'>> {
+      const { jobId, offset, limit } = args;
+      heartbeat({ offset });
+      const { team_id: teamId } = await db('jobs').where({ id: jobId }).first('team_id');
+      const { rows } = await db.raw(
+        `SELECT (? + r.n - 1)::int AS idx, r.value AS row
+           FROM jobs, jsonb_path_query(jobs.input->'rows', '$[$from to $to]',
+                                       jsonb_build_object('from', ?::int, 'to', ?::int)) WITH ORDINALITY AS r(value, n)
+          WHERE jobs.id = ?`,
+        [offset, offset, offset + limit - 1, jobId],
+      );
+
+      const errors: ImportRowError[] = [];
+      let failed = 0;
+      const values: Record<string, unknown>[] = [];
+      for (const { idx, row } of rows as { idx: number; row: unknown }[]) {
+        const outcome = row && typeof row === 'object' && !Array.isArray(row)
+          ? normalizeImportRow(row as Record<string, unknown>)
+          : { ok: false as const, message: 'a row must be an object' };
+        if (!outcome.ok) {
+          failed++;
+          if (errors.length < MAX_ERRORS_PER_BATCH) errors.push({ index: idx, message: outcome.message });
+          continue;
+        }
+        values.push({
+          id: newId('ct'),
+          team_id: teamId,
+          import_job_id: jobId,
+          import_row: idx,
+          ...contactRowValues(outcome.fields, outcome.extra),
+        });
+      }
+      if (values.length > 0) await db('contacts').insert(values).onConflict().ignore();
+      heartbeat({ offset: offset + rows.length });
+
+      const [{ count }] = await db('contacts')
+        .where({ import_job_id: jobId })
+        .whereBetween('import_row', [offset, offset + limit - 1])
+        .count({ count: '*' });
+      const imported = Number(count);
+      return {
+        imported,
+        duplicates: values.length - imported,
+        failed,
+        errors,
+        errorsTruncated: failed > errors.length,
+      };
+    },
+
+    /** Writes the team's contacts as CSV into team media; the media id is derived from the job, so a retry overwrites. */
+    async exportContacts(jobId: string) {
+      const job = await loadJob(jobId);
+      const input = job.input as ExportInput;
+      const mediaId = `med_${jobId.slice(4)}`;
+      const filename = `contacts-${new Date().toISOString().slice(0, 10)}-${jobId}.csv`;
+      const storageKey = `${job.team_id}/${mediaId}.csv`;
+      const out = storage.createWriteStream(storageKey);
+      const columns = ['id', 'name', 'firstName', 'lastName', 'email', 'phone', 'company', 'title', 'location', 'tags', 'marketingConsent', 'createdAt'];
+      let bytes = 0;
+      const write = async (text: string) => {
+        bytes += Buffer.byteLength(text);
+        if (!out.write(text)) await once(out, 'drain');
+      };
+      await write(stringify([columns]));
+      let after = 0;
+      let rowCount = 0;
+      for (;;) {
+        const page: ContactRow[] = await db('contacts')
+          .where({ team_id: job.team_id })
+          .where('seq', '>', after)
+          .modify((q) => { if (input.tags) q.whereRaw('tags && ?::text[]', [input.tags]); })
+          .orderBy('seq')
+          .limit(EXPORT_PAGE_SIZE);
+        if (page.length === 0) break;
+        await write(stringify(page.map((c) => [
+          c.id, c.name, c.first_name, c.last_name, c.email, c.phone, c.company, c.title, c.location,
+          c.tags.join(';'), c.marketing_consent, c.created_at.toISOString(),
+        ])));
+        rowCount += page.length;
+        after = page[page.length - 1].seq;
+        heartbeat({ rowCount });
+      }
+      out.end();
+      await once(out, 'finish');
+      await db('media')
+        .insert({ id: mediaId, team_id: job.team_id, filename, content_type: 'text/csv', size_bytes: bytes, storage_key: storageKey })
+        .onConflict('id')
+        .merge(['filename', 'size_bytes']);
+      return { mediaId, filename, contentType: 'text/csv', rowCount, bytes, url: `${baseUrl}/media/${mediaId}/content` };
+    },
+
+    /** Chunks the job's text into the agent's knowledge; one document per job, so a retry adds nothing. */
+    async ingestKnowledge(jobId: string) {
+      const job = await loadJob(jobId);
+      const input = job.input as IngestInput;
+      const agent = await db('agents').where({ id: input.agentId, team_id: job.team_id }).first('id');
+      if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${input.agentId} no longer exists`, 'InvalidJobInput');
+      const chunks = chunkText(input.text, input.chunkSize, input.chunkOverlap);
+      const documentId = `kd_${jobId.slice(4)}`;
+      await db.transaction(async (trx) => {
+        const inserted = await trx('knowledge_documents')
+          .insert({
+            id: documentId, team_id: job.team_id, agent_id: input.agentId, job_id: jobId, title: input.title,
+            char_count: input.text.length, chunk_count: chunks.length,
+          })
+          .onConflict('id')
+          .ignore()
+          .returning('id');
+        if (inserted.length === 0) return;
+        for (let start = 0; start < chunks.length; start += 1000) {
+          await trx('knowledge_chunks').insert(
+            chunks.slice(start, start + 1000).map((content, i) => ({ document_id: documentId, position: start + i, content })),
+          );
+          heartbeat({ chunks: start });
+        }
+      });
+      return { documentId, agentId: input.agentId, title: input.title, chunkCount: chunks.length, charCount: input.text.length };
+    },
+  };
+}
+
+export type JobActivities = ReturnType<typeof createJobActivities>;

@@ -1,0 +1,38 @@
+import path from 'node:path';
+import express, { Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { AppContext } from '../services/context';
+import { LocalDiskStorage } from '../services/storage';
+import { errorHandler, notFoundRoute } from './http';
+import { agentsRouter } from './routes/agents';
+import { contactsRouter } from './routes/contacts';
+import { jobsRouter } from './routes/jobs';
+import { mediaRouter } from './routes/media';
+
+/** The one Express app behind every surface: the HTTP API under /v1 (MCP and OAuth mount beside it). */
+export function createApp(ctx: AppContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'simple');
+  app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => req.url === '/healthz' } }));
+
+  app.get('/healthz', async (_req, res) => {
+    const [db, temporal] = await Promise.all([
+      ctx.db.raw('SELECT 1').then(() => true, () => false),
+      ctx.temporal.healthy(),
+    ]);
+    res.status(db && temporal ? 200 : 503).json({ ok: db && temporal, db, temporal });
+  });
+
+  const v1 = express.Router();
+  v1.use(agentsRouter(ctx));
+  v1.use(contactsRouter(ctx));
+  v1.use(jobsRouter(ctx));
+  v1.use(mediaRouter(ctx, new LocalDiskStorage(path.join(ctx.config.dataDir, 'media'))));
+  app.use('/v1', v1);
+
+  app.use(notFoundRoute);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,74 @@
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import express from 'express';
+import { AppError } from '../services/errors';
+import type { StoredResponse } from '../services/idempotency';
+
+/**
+ * A JSON body parser whose every failure is answered in the error envelope: a body that is not
+ * JSON by its Content-Type (415), malformed JSON (400), or too large (413).
+ */
+export function jsonBody(limit: string): RequestHandler[] {
+  const requireJsonType: RequestHandler = (req, _res, next) => {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody && !req.is('application/json') && !req.is('application/*+json')) {
+      throw new AppError(415, 'unsupported_media_type', 'Send the request body as application/json', {
+        contentType: req.headers['content-type'] ?? null,
+      });
+    }
+    next();
+  };
+  return [requireJsonType, express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] })];
+}
+
+/** The body of a write that requires one: a JSON object. */
+export function requireObjectBody(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError(400, 'validation_error', 'A JSON object request body is required', {
+      issues: [{ path: '', message: 'expected a JSON object', code: 'invalid_type' }],
+    });
+  }
+  return body as Record<string, unknown>;
+}
+
+export function send(res: Response, response: StoredResponse & { replayed?: boolean }): void {
+  for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
+  if (response.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  res.status(response.status).json(response.body);
+}
+
+export const notFoundRoute: RequestHandler = (req) => {
+  throw new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`);
+};
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** Every error leaves as `{ error: { code, message, details? } }`; unexpected ones as a logged 500. */
+export const errorHandler: ErrorRequestHandler = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+  let appError: AppError;
+  const parserError = err as BodyParserError;
+  if (err instanceof AppError) {
+    appError = err;
+  } else if (parserError?.type === 'entity.parse.failed') {
+    appError = new AppError(400, 'validation_error', `Request body is not valid JSON: ${parserError.message}`, {
+      issues: [{ path: '', message: 'malformed JSON', code: 'invalid_json' }],
+    });
+  } else if (parserError?.type === 'entity.too.large') {
+    appError = new AppError(413, 'payload_too_large', `Request body exceeds the ${parserError.limit} byte limit`, {
+      limitBytes: parserError.limit,
+    });
+  } else if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
+    appError = new AppError(415, 'unsupported_media_type', parserError.message);
+  } else if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
+    appError = new AppError(parserError.status, 'bad_request', parserError.message);
+  } else {
+    req.log?.error({ err }, 'unhandled error');
+    appError = new AppError(500, 'internal_error', 'Something went wrong on our side; the request can be retried');
+  }
+  for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
+  res.status(appError.status).json(appError.toBody());
+};

@@ -1,0 +1,37 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { contactCreateSchema, createContact, getContact, listContacts } from '../../services/contacts';
+import type { AppContext } from '../../services/context';
+import { parseOrThrow } from '../../services/errors';
+import { idempotencyKeySchema, runIdempotent } from '../../services/idempotency';
+import { pageQuerySchema } from '../../services/pagination';
+import { authOf, teamAccess } from '../auth';
+import { jsonBody, requireObjectBody, send } from '../http';
+
+const idempotencyHeaderSchema = z.object({ 'idempotency-key': idempotencyKeySchema.optional() });
+
+export function contactsRouter(ctx: AppContext): Router {
+  const router = Router();
+
+  router.get('/contacts', teamAccess(ctx, 'read'), async (req, res) => {
+    const page = parseOrThrow(pageQuerySchema, req.query, 'query');
+    res.json(await listContacts(ctx.db, authOf(req).team.id, page));
+  });
+
+  router.get('/contacts/:contactId', teamAccess(ctx, 'read'), async (req, res) => {
+    res.json(await getContact(ctx.db, authOf(req).team.id, String(req.params.contactId)));
+  });
+
+  router.post('/contacts', teamAccess(ctx, 'write'), ...jsonBody(ctx.config.BODY_LIMIT), async (req, res) => {
+    const { team } = authOf(req);
+    const { 'idempotency-key': key } = parseOrThrow(idempotencyHeaderSchema, req.headers, 'header');
+    const body = parseOrThrow(contactCreateSchema, requireObjectBody(req), 'body');
+    const execute = async () => {
+      const contact = await createContact(ctx.db, team.id, body);
+      return { status: 201, body: contact, headers: { Location: `${ctx.config.baseUrl}/contacts/${contact.id}` } };
+    };
+    send(res, key ? await runIdempotent(ctx.db, { teamId: team.id, operation: 'contacts.create', key }, req.body, execute) : await execute());
+  });
+
+  return router;
+}

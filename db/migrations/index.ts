@@ -1,0 +1,16 @@
+import type { Knex } from 'knex';
+import * as foundation from './001_foundation';
+
+/**
+ * Migrations are listed here rather than discovered on disk so that they load the same way
+ * under tsx, jest and a bundled build.
+ */
+const migrations: Record<string, Knex.Migration> = {
+  '001_foundation': foundation,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name],
+};

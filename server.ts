@@ -1,0 +1,71 @@
+import http from 'node:http';
+import path from 'node:path';
+import { createApp } from './api/app';
+import { Config, loadConfig } from './config';
+import { createDb, Db } from './db/knex';
+import { ensurePostgres } from './db/postgres';
+import { createLogger } from './logger';
+import type { AppContext } from './services/context';
+import { TemporalGateway } from './temporal/client';
+
+export interface RunningServer {
+  url: string;
+  ctx: AppContext;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the API on `config.PORT` (0: any free port). When PORT is 0 and no BASE_URL is given,
+ * the base URL is taken from the port actually bound.
+ */
+export async function startServer(config: Config, db: Db): Promise<RunningServer> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  const port = (server.address() as { port: number }).port;
+  const effective: Config = config.PORT === 0 && !config.BASE_URL
+    ? { ...config, PORT: port, publicUrl: `http://127.0.0.1:${port}`, baseUrl: `http://127.0.0.1:${port}/v1` }
+    : config;
+  const temporal = new TemporalGateway({
+    address: config.TEMPORAL_ADDRESS,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+  });
+  const ctx: AppContext = { db, temporal, config: effective, logger: createLogger(config.LOG_LEVEL, 'api') };
+  server.on('request', createApp(ctx));
+  return {
+    url: effective.publicUrl,
+    ctx,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await temporal.close();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const pg = await ensurePostgres({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: path.join(config.dataDir, 'pg'),
+    port: config.EMBEDDED_PG_PORT,
+  });
+  const db = createDb(pg.url, { max: 20 });
+  const running = await startServer(config, db);
+  running.ctx.logger.info({ url: `${running.ctx.config.baseUrl}` }, 'API listening');
+  const stop = async () => {
+    await running.close();
+    await db.destroy();
+    await pg.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

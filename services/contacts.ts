@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import type { Db } from '../db/knex';
+import { AppError, notFound } from './errors';
+import { newId } from './ids';
+import { decodeCursor, Page, PageQuery, toPage } from './pagination';
+
+const phoneSchema = z
+  .string()
+  .trim()
+  .min(3)
+  .max(32)
+  .regex(/^\+?[0-9 ().-]+$/, 'digits with an optional leading +, spaces, dots, dashes or parentheses');
+
+const propertyValueSchema = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
+
+/** Fields a contact is created with; shared by POST /v1/contacts and the import job's rows. */
+export const contactFieldsSchema = z.object({
+  name: z.string().trim().min(1).max(200).optional(),
+  email: z.email().max(320).optional(),
+  phone: phoneSchema.optional(),
+  company: z.string().trim().max(200).optional(),
+  title: z.string().trim().max(200).optional(),
+  location: z.string().trim().max(200).optional(),
+  tags: z.array(z.string().trim().min(1).max(100)).max(100).optional(),
+  properties: z.record(z.string().min(1).max(100), propertyValueSchema).optional(),
+});
+
+/**
+ * POST /v1/contacts body. Contacts accept additional properties (spec): unknown top-level keys
+ * with scalar values are kept as custom properties rather than dropped.
+ */
+export const contactCreateSchema = contactFieldsSchema
+  .catchall(propertyValueSchema)
+  .refine((c) => c.name !== undefined || c.email !== undefined || c.phone !== undefined, {
+    message: 'a contact needs at least one of name, email or phone',
+  });
+export type ContactCreate = z.infer<typeof contactCreateSchema>;
+export type ContactFields = z.infer<typeof contactFieldsSchema>;
+
+const KNOWN_FIELDS = new Set(Object.keys(contactFieldsSchema.shape));
+
+export interface ContactRow {
+  seq: number;
+  id: string;
+  team_id: string;
+  name: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
+  company: string | null;
+  title: string | null;
+  location: string | null;
+  tags: string[];
+  properties: Record<string, unknown>;
+  marketing_consent: string;
+  opted_out_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  last_contact_at: Date | null;
+}
+
+/** Spec: first name = first word, last name = remainder. */
+export function splitName(name: string | undefined | null): { first: string | null; last: string | null } {
+  const words = (name ?? '').trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return { first: null, last: null };
+  return { first: words[0], last: words.length > 1 ? words.slice(1).join(' ') : null };
+}
+
+/** The row to insert for validated contact fields (without id and team). */
+export function contactRowValues(fields: ContactFields, extra: Record<string, unknown> = {}) {
+  const { first, last } = splitName(fields.name);
+  return {
+    name: fields.name ?? null,
+    first_name: first,
+    last_name: last,
+    email: fields.email ?? null,
+    phone: fields.phone ?? null,
+    company: fields.company ?? null,
+    title: fields.title ?? null,
+    location: fields.location ?? null,
+    tags: fields.tags ?? [],
+    properties: JSON.stringify({ ...extra, ...(fields.properties ?? {}) }),
+  };
+}
+
+export function presentContact(row: ContactRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    phone: row.phone,
+    company: row.company,
+    title: row.title,
+    location: row.location,
+    tags: row.tags,
+    properties: row.properties,
+    marketingConsent: row.marketing_consent,
+    optedOut: row.opted_out_at !== null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    lastContactAt: row.last_contact_at?.toISOString() ?? null,
+  };
+}
+export type ContactJson = ReturnType<typeof presentContact>;
+
+export async function createContact(db: Db, teamId: string, input: ContactCreate): Promise<ContactJson> {
+  const extra = Object.fromEntries(Object.entries(input).filter(([key]) => !KNOWN_FIELDS.has(key)));
+  const values = { id: newId('ct'), team_id: teamId, ...contactRowValues(input, extra) };
+  const [row] = await db('contacts')
+    .insert(values)
+    .onConflict(db.raw('(team_id, lower(email)) WHERE email IS NOT NULL'))
+    .ignore()
+    .returning('*');
+  if (!row) {
+    const existing = await db('contacts').where({ team_id: teamId }).whereRaw('lower(email) = lower(?)', [input.email ?? null]).first('id');
+    throw new AppError(409, 'conflict', `A contact with email ${input.email} already exists`, { contactId: existing?.id });
+  }
+  return presentContact(row);
+}
+
+export async function listContacts(db: Db, teamId: string, page: PageQuery): Promise<Page<ContactJson>> {
+  const after = decodeCursor(page.cursor);
+  const rows: ContactRow[] = await db('contacts')
+    .where({ team_id: teamId })
+    .modify((q) => { if (after !== null) q.where('seq', '>', after); })
+    .orderBy('seq')
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, presentContact);
+}
+
+export async function getContact(db: Db, teamId: string, id: string): Promise<ContactJson> {
+  const row = await db('contacts').where({ team_id: teamId, id }).first();
+  if (!row) throw notFound('Contact');
+  return presentContact(row);
+}

@@ -1,0 +1,45 @@
+import type { z } from 'zod';
+
+/** A failure the API reports in the spec's error envelope: `{ error: { code, message, details? } }`. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
+export const invalidState = (message: string, details?: Record<string, unknown>) =>
+  new AppError(409, 'invalid_state', message, details);
+
+export function validationError(error: z.ZodError, where: string): AppError {
+  const issues = error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.message,
+    code: issue.code,
+  }));
+  const first = issues[0];
+  const summary = first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'invalid';
+  return new AppError(400, 'validation_error', `Invalid ${where}: ${summary}`, { issues });
+}
+
+/** Parses `value` with `schema`, throwing a 400 `validation_error` that names `where` (body, query, header). */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(result.error, where);
+  return result.data;
+}

@@ -1,0 +1,151 @@
+import { WorkflowExecutionStatusName, WorkflowNotFoundError } from '@temporalio/client';
+import { z } from 'zod';
+import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
+import type { jobWorkflow, JobProgress } from '../workflows/job';
+import type { AppContext, TeamRef } from './context';
+import { AppError, notFound } from './errors';
+import { newId } from './ids';
+import { JobType, prepareJobInput } from './jobTypes';
+
+export const createJobSchema = z.object({
+  type: z.string().min(1).max(100),
+  input: z.record(z.string(), z.unknown()).optional(),
+});
+export type CreateJob = z.infer<typeof createJobSchema>;
+
+export const jobStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed']);
+export type JobStatus = z.infer<typeof jobStatusSchema>;
+
+/** The spec's Error resource, which is also the shape of a job's `error`. */
+export interface JobError {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+interface JobRow {
+  id: string;
+  team_id: string;
+  type: JobType;
+  status: JobStatus;
+  result: Record<string, unknown> | null;
+  error: JobError | null;
+  workflow_id: string;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export const jobWorkflowId = (jobId: string) => `job-${jobId}`;
+
+export function jobStatusUrl(ctx: AppContext, jobId: string): string {
+  return `${ctx.config.baseUrl}/jobs/${jobId}`;
+}
+
+export async function createJob(ctx: AppContext, team: TeamRef, userId: string, request: CreateJob) {
+  const input = await prepareJobInput(ctx.db, team.id, request.type, request.input);
+  const type = request.type as JobType;
+  const jobId = newId('job');
+  const workflowId = jobWorkflowId(jobId);
+  await ctx.db('jobs').insert({
+    id: jobId,
+    team_id: team.id,
+    type,
+    status: 'queued',
+    input: JSON.stringify(input),
+    workflow_id: workflowId,
+    created_by: userId,
+  });
+
+  try {
+    const client = await ctx.temporal.client();
+    await client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
+      workflowId,
+      taskQueue: ctx.temporal.taskQueue,
+      args: [{ jobId, type, importBatchSize: ctx.config.IMPORT_BATCH_SIZE }],
+      typedSearchAttributes: [
+        { key: TeamSlugKey, value: team.slug },
+        { key: JobTypeKey, value: type },
+        { key: BusinessIdKey, value: jobId },
+      ],
+      staticSummary: `${type} job ${jobId} for team ${team.slug}`,
+      staticDetails: `Job **${jobId}** (\`${type}\`) of team **${team.slug}**. Status: GET ${jobStatusUrl(ctx, jobId)}`,
+    });
+  } catch (err) {
+    ctx.logger.error({ err, jobId }, 'could not start the job workflow');
+    await markJobFailed(ctx, jobId, {
+      error: { code: 'temporal_unavailable', message: 'The job could not be started: the workflow service is unavailable' },
+    });
+    throw new AppError(503, 'temporal_unavailable', 'The workflow service is unavailable; retry the request', undefined, {
+      'Retry-After': '5',
+    });
+  }
+  return { jobId, status: 'queued' as JobStatus, statusUrl: jobStatusUrl(ctx, jobId) };
+}
+
+async function markJobFailed(ctx: AppContext, jobId: string, error: JobError): Promise<void> {
+  await ctx.db('jobs')
+    .where({ id: jobId })
+    .whereIn('status', ['queued', 'running'])
+    .update({ status: 'failed', error: JSON.stringify(error), finished_at: ctx.db.fn.now() });
+}
+
+/** How a workflow that ended without the job's own bookkeeping reads to the API client. */
+const closedWithoutOutcome: Partial<Record<WorkflowExecutionStatusName, JobError>> = {
+  TERMINATED: { error: { code: 'job_terminated', message: 'The job was terminated by an operator before it finished' } },
+  CANCELLED: { error: { code: 'job_cancelled', message: 'The job was cancelled by an operator before it finished' } },
+  TIMED_OUT: { error: { code: 'job_timed_out', message: 'The job ran past its time limit' } },
+  FAILED: { error: { code: 'job_failed', message: 'The job failed' } },
+};
+
+const LOST_AFTER_MS = 60_000;
+const PROGRESS_QUERY_TIMEOUT_MS = 2_000;
+
+/**
+ * The job as the API reports it. The database row is the read model; while it says the job is in
+ * flight, Temporal (the source of truth) is asked, so a workflow that an operator terminated or
+ * cancelled reads `failed`, and a running one reports its progress.
+ */
+export async function getJob(ctx: AppContext, teamId: string, jobId: string) {
+  let row: JobRow | undefined = await ctx.db('jobs').where({ team_id: teamId, id: jobId }).first();
+  if (!row) throw notFound('Job');
+  let progress: JobProgress | undefined;
+
+  if (row.status === 'queued' || row.status === 'running') {
+    try {
+      const handle = (await ctx.temporal.client()).workflow.getHandle(row.workflow_id);
+      const description = await handle.describe();
+      const status = description.status.name;
+      if (status === 'RUNNING') {
+        progress = await Promise.race([
+          handle.query<JobProgress>('progress'),
+          new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), PROGRESS_QUERY_TIMEOUT_MS).unref()),
+        ]).catch(() => undefined);
+      } else if (closedWithoutOutcome[status]) {
+        await markJobFailed(ctx, jobId, closedWithoutOutcome[status]!);
+      }
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError && Date.now() - row.created_at.getTime() > LOST_AFTER_MS) {
+        await markJobFailed(ctx, jobId, {
+          error: { code: 'job_lost', message: 'The workflow service has no record of this job (its history was lost)' },
+        });
+      } else {
+        ctx.logger.warn({ err, jobId }, 'could not read the job workflow; answering from the database');
+      }
+    }
+    row = await ctx.db('jobs').where({ team_id: teamId, id: jobId }).first();
+  }
+  return presentJob(row!, progress);
+}
+
+function presentJob(row: JobRow, progress?: JobProgress) {
+  return {
+    jobId: row.id,
+    type: row.type,
+    status: row.status,
+    ...(row.result ? { result: row.result } : {}),
+    ...(row.error ? { error: row.error } : {}),
+    ...(progress && row.status !== 'succeeded' && row.status !== 'failed' ? { progress } : {}),
+    createdAt: row.created_at.toISOString(),
+    startedAt: row.started_at?.toISOString() ?? null,
+    finishedAt: row.finished_at?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import type { Db } from '../db/knex';
+import { issueApiToken } from './apiTokens';
+
+export const teamSlugSchema = z
+  .string()
+  .min(2)
+  .max(63)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lowercase letters, digits and single dashes');
+
+export const bootstrapInputSchema = z.object({
+  team: teamSlugSchema,
+  email: z.email().optional(),
+  agentName: z.string().min(1).max(100).optional(),
+});
+export type BootstrapInput = z.infer<typeof bootstrapInputSchema>;
+
+export interface BootstrapResult {
+  team: string;
+  teamId: string;
+  userId: string;
+  agentId: string;
+  token: string;
+}
+
+export function slugify(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63) || 'agent';
+}
+
+/**
+ * Creates, where absent, a team with an owner, a first agent, and always a fresh API token (tokens
+ * are shown once, so a second run cannot show the first one again). Safe to run twice.
+ */
+export async function bootstrapTeam(db: Db, raw: BootstrapInput): Promise<BootstrapResult> {
+  const input = bootstrapInputSchema.parse(raw);
+  const email = input.email ?? `owner@${input.team}.local`;
+  return db.transaction(async (trx) => {
+    await trx('teams').insert({ slug: input.team, name: input.team }).onConflict('slug').ignore();
+    const team = await trx('teams').where({ slug: input.team }).first('id');
+    await trx.raw('INSERT INTO users (email, name) VALUES (?, ?) ON CONFLICT ((lower(email))) DO NOTHING', [email, email.split('@')[0]]);
+    const user = await trx('users').whereRaw('lower(email) = lower(?)', [email]).first('id');
+    await trx('memberships').insert({ team_id: team.id, user_id: user.id, role: 'owner' }).onConflict(['team_id', 'user_id']).ignore();
+    let agent = await trx('agents').where({ team_id: team.id }).orderBy('seq').first('id');
+    if (!agent) {
+      const name = input.agentName ?? 'Assistant';
+      [agent] = await trx('agents').insert({ team_id: team.id, name, slug: slugify(name) }).returning('id');
+    }
+    const { token } = await issueApiToken(trx, user.id, 'bootstrap');
+    return { team: input.team, teamId: team.id, userId: user.id, agentId: agent.id, token };
+  });
+}

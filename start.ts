@@ -1,0 +1,104 @@
+/**
+ * `npm start`: the whole system on one machine. Temporal dev server (SQLite under .data/, Web UI),
+ * Postgres (DATABASE_URL or embedded under .data/), migrations, then the worker and the API as
+ * their own processes. Ctrl-C stops everything.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from './config';
+import { createDb, migrateLatest } from './db/knex';
+import { ensurePostgres } from './db/postgres';
+import { ensureTemporalCli } from './temporal/cli';
+import { DevServer, startDevServer, waitForTemporal } from './temporal/devServer';
+import { ensureSearchAttributes } from './temporal/searchAttributes';
+
+const log = (line: string) => console.log(`[start] ${line}`);
+
+async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs / 1000}s`);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  fs.mkdirSync(config.dataDir, { recursive: true });
+
+  let devServer: DevServer | undefined;
+  if (process.env.TEMPORAL_ADDRESS) {
+    log(`using the Temporal server at ${config.TEMPORAL_ADDRESS}`);
+    const connection = await waitForTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+    await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+    await connection.close();
+  } else {
+    const cliPath = await ensureTemporalCli(log);
+    const port = Number(config.TEMPORAL_ADDRESS.split(':').pop());
+    log(`starting the Temporal dev server on ${config.TEMPORAL_ADDRESS} (state in ${config.dataDir}/temporal.db)`);
+    devServer = await startDevServer({
+      cliPath,
+      port,
+      uiPort: config.TEMPORAL_UI_PORT,
+      dbFile: path.join(config.dataDir, 'temporal.db'),
+      namespace: config.TEMPORAL_NAMESPACE,
+      logFile: path.join(config.dataDir, 'temporal.log'),
+    });
+  }
+
+  log(config.DATABASE_URL ? 'using DATABASE_URL' : `starting embedded Postgres on port ${config.EMBEDDED_PG_PORT} (data in ${config.dataDir}/pg)`);
+  const pg = await ensurePostgres({ databaseUrl: config.DATABASE_URL, dataDir: path.join(config.dataDir, 'pg'), port: config.EMBEDDED_PG_PORT });
+  const db = createDb(pg.url);
+  const applied = await migrateLatest(db);
+  await db.destroy();
+  log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+
+  const env = { ...process.env, DATABASE_URL: pg.url, TEMPORAL_ADDRESS: devServer?.address ?? config.TEMPORAL_ADDRESS };
+  const children: ChildProcess[] = ['worker.ts', 'server.ts'].map((entry) =>
+    spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, entry)], { env, stdio: 'inherit' }),
+  );
+
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping...');
+    await Promise.all(children.map((child) => new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+    })));
+    await devServer?.stop();
+    await pg.stop();
+    log('stopped');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  for (const child of children) {
+    child.once('exit', (code, signal) => {
+      if (!stopping) {
+        log(`a child process exited (${code ?? signal}); stopping the rest`);
+        void stop(1);
+      }
+    });
+  }
+
+  await waitForHttp(`${config.publicUrl}/healthz`);
+  log(`API:         ${config.baseUrl}`);
+  log(`Temporal UI: ${devServer?.uiUrl ?? '(external Temporal server: see its own UI)'}`);
+  log('first team:  npm run cli -- bootstrap --team <slug>');
+  log('Ctrl-C stops everything.');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

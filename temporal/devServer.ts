@@ -1,0 +1,96 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { ensureSearchAttributes } from './searchAttributes';
+
+export interface DevServer {
+  address: string;
+  uiUrl?: string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitForTemporal(address: string, namespace: string, timeoutMs = 60_000): Promise<Connection> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      await connection.workflowService.describeNamespace({ namespace });
+      return connection;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`Temporal at ${address} did not come up: ${(err as Error).message}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+/**
+ * Runs `temporal server start-dev`. With `dbFile` its state survives restarts (SQLite); without, it
+ * is in memory (tests). The custom search attributes are registered before this resolves.
+ */
+export async function startDevServer(opts: {
+  cliPath: string;
+  port?: number;
+  uiPort?: number | null;
+  dbFile?: string;
+  namespace?: string;
+  logFile?: string;
+}): Promise<DevServer> {
+  const namespace = opts.namespace ?? 'default';
+  const port = opts.port ?? (await freePort());
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', namespace,
+    '--log-level', 'warn', '--log-format', 'json'];
+  let uiUrl: string | undefined;
+  if (opts.uiPort === null) {
+    args.push('--headless');
+  } else {
+    const uiPort = opts.uiPort ?? (await freePort());
+    args.push('--ui-port', String(uiPort));
+    uiUrl = `http://localhost:${uiPort}`;
+  }
+  // Spare ports for the server's internal services, so parallel servers never collide.
+  args.push('--http-port', String(await freePort()), '--metrics-port', String(await freePort()));
+  if (opts.dbFile) {
+    fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+    args.push('--db-filename', opts.dbFile);
+  }
+  const out = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
+  const child: ChildProcess = spawn(opts.cliPath, args, { stdio: ['ignore', out, out] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const address = `127.0.0.1:${port}`;
+  try {
+    const connection = await Promise.race([
+      waitForTemporal(address, namespace),
+      exited.then(() => { throw new Error(`temporal server start-dev exited early (see ${opts.logFile ?? 'its output'})`); }),
+    ]);
+    await ensureSearchAttributes(connection, namespace);
+    await connection.close();
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    address,
+    uiUrl,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from './activities';
+import { Config, loadConfig } from './config';
+import { createDb, Db } from './db/knex';
+import { ensurePostgres } from './db/postgres';
+import { createLogger } from './logger';
+import { LocalDiskStorage } from './services/storage';
+
+export interface RunningWorker {
+  worker: Worker;
+  /** Resolves when the worker has stopped (after `shutdown`). */
+  done: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Builds a worker for the job workflows and their activities against `db`. */
+export async function startWorker(config: Config, db: Db): Promise<RunningWorker> {
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const activities = createActivities({
+    db,
+    storage: new LocalDiskStorage(path.join(config.dataDir, 'media')),
+    baseUrl: config.baseUrl,
+  });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    activities,
+    ...(config.WORKFLOW_BUNDLE_PATH
+      ? { workflowBundle: { codePath: config.WORKFLOW_BUNDLE_PATH } }
+      : { workflowsPath: require.resolve('./workflows') }),
+    // Activities mostly wait on Postgres; a few at a time per core keeps the pool busy, not swamped.
+    maxConcurrentActivityTaskExecutions: 20,
+  });
+  const done = worker.run().finally(() => connection.close());
+  return {
+    worker,
+    done,
+    shutdown: async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL, 'worker');
+  const pg = await ensurePostgres({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: path.join(config.dataDir, 'pg'),
+    port: config.EMBEDDED_PG_PORT,
+  });
+  const db = createDb(pg.url, { max: 20 });
+  const running = await startWorker(config, db);
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker running');
+  const stop = () => void running.shutdown();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await running.done;
+  await db.destroy();
+  await pg.stop();
+  logger.info('worker stopped');
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,117 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  ContinueAsNew,
+  continueAsNew,
+  defineQuery,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { JobActivities, ImportSummary } from '../activities/jobs';
+
+/** Arguments of `job-<jobId>`; the input itself stays in Postgres so that history stays small. */
+export interface JobWorkflowArgs {
+  jobId: string;
+  type: 'contacts.import' | 'contacts.export' | 'knowledge.ingest';
+  importBatchSize: number;
+  /** Set when an import continues as new: where it stopped and what it counted so far. */
+  resume?: { offset: number; summary: ImportSummary };
+}
+
+export interface JobProgress {
+  phase: 'starting' | 'importing' | 'exporting' | 'ingesting' | 'finishing';
+  completed: number;
+  total: number | null;
+}
+
+export const progressQuery = defineQuery<JobProgress>('progress');
+
+const bookkeeping = proxyActivities<JobActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/** Batch activities heartbeat, so a worker that dies mid-batch is noticed within the heartbeat timeout. */
+const work = proxyActivities<JobActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', nonRetryableErrorTypes: ['InvalidJobInput'] },
+});
+
+/** Continue-as-new well before Temporal's history limits, for imports of any size. */
+const HISTORY_EVENTS_BEFORE_CONTINUE = 5_000;
+
+export async function jobWorkflow(args: JobWorkflowArgs): Promise<Record<string, unknown>> {
+  const progress: JobProgress = { phase: 'starting', completed: 0, total: null };
+  setHandler(progressQuery, () => progress);
+
+  try {
+    if (!args.resume) await bookkeeping.markJobRunning(args.jobId);
+    let result: Record<string, unknown>;
+    switch (args.type) {
+      case 'contacts.import':
+        result = { ...(await importContacts(args, progress)) };
+        break;
+      case 'contacts.export':
+        progress.phase = 'exporting';
+        result = { ...(await work.exportContacts(args.jobId)) };
+        break;
+      case 'knowledge.ingest':
+        progress.phase = 'ingesting';
+        result = { ...(await work.ingestKnowledge(args.jobId)) };
+        break;
+      default:
+        throw ApplicationFailure.nonRetryable(`Unknown job type ${String((args as { type: unknown }).type)}`, 'InvalidJobInput');
+    }
+    progress.phase = 'finishing';
+    await bookkeeping.completeJob(args.jobId, result);
+    return result;
+  } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
+    const error = isCancellation(err)
+      ? { code: 'job_cancelled', message: 'The job was cancelled by an operator before it finished' }
+      : { code: 'job_failed', message: rootMessage(err) };
+    await CancellationScope.nonCancellable(() => bookkeeping.failJob(args.jobId, { error }));
+    throw err;
+  }
+}
+
+async function importContacts(args: JobWorkflowArgs, progress: JobProgress): Promise<ImportSummary> {
+  progress.phase = 'importing';
+  const total = await work.countImportRows(args.jobId);
+  progress.total = total;
+  let summary: ImportSummary = args.resume?.summary ?? { total, imported: 0, duplicates: 0, failed: 0, errors: [], errorsTruncated: false };
+  for (let offset = args.resume?.offset ?? 0; offset < total; offset += args.importBatchSize) {
+    if (workflowInfo().historyLength > HISTORY_EVENTS_BEFORE_CONTINUE || workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof jobWorkflow>({ ...args, resume: { offset, summary } });
+    }
+    progress.completed = offset;
+    const batch = await work.importContactsBatch({ jobId: args.jobId, offset, limit: args.importBatchSize });
+    summary = mergeImportSummaries(summary, batch);
+  }
+  progress.completed = total;
+  return summary;
+}
+
+const MAX_REPORTED_ERRORS = 1_000;
+
+function mergeImportSummaries(into: ImportSummary, batch: Omit<ImportSummary, 'total'>): ImportSummary {
+  const room = MAX_REPORTED_ERRORS - into.errors.length;
+  return {
+    total: into.total,
+    imported: into.imported + batch.imported,
+    duplicates: into.duplicates + batch.duplicates,
+    failed: into.failed + batch.failed,
+    errors: into.errors.concat(batch.errors.slice(0, Math.max(0, room))),
+    errorsTruncated: into.errorsTruncated || batch.errorsTruncated || batch.errors.length > room,
+  };
+}
+
+function rootMessage(err: unknown): string {
+  let current: unknown = err;
+  while (current instanceof ActivityFailure && current.cause) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
+}
