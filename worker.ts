@@ -20,7 +20,6 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
   const activities = createActivities({
     db,
     storage: new LocalDiskStorage(path.join(config.dataDir, 'media')),
-    baseUrl: config.baseUrl,
   });
   const worker = await Worker.create({
     connection,

@@ -28,7 +28,6 @@ export interface ImportSummary {
 export interface JobActivityDeps {
   db: Db;
   storage: MediaStorage;
-  baseUrl: string;
 }
 
 const MAX_ERRORS_PER_BATCH = 200;
@@ -43,7 +42,7 @@ function heartbeat(details?: unknown): void {
   }
 }
 
-export function createJobActivities({ db, storage, baseUrl }: JobActivityDeps) {
+export function createJobActivities({ db, storage }: JobActivityDeps) {
   async function loadJob(jobId: string) {
     const job = await db('jobs').where({ id: jobId }).first('id', 'team_id', 'type', 'input');
     if (!job) throw ApplicationFailure.nonRetryable(`Job ${jobId} does not exist`, 'InvalidJobInput');
@@ -167,7 +166,7 @@ export function createJobActivities({ db, storage, baseUrl }: JobActivityDeps) {
         .insert({ id: mediaId, team_id: job.team_id, filename, content_type: 'text/csv', size_bytes: bytes, storage_key: storageKey })
         .onConflict('id')
         .merge(['filename', 'size_bytes']);
-      return { mediaId, filename, contentType: 'text/csv', rowCount, bytes, url: `${baseUrl}/media/${mediaId}/content` };
+      return { mediaId, filename, contentType: 'text/csv', rowCount, bytes };
     },
 
     /** Chunks the job's text into the agent's knowledge; one document per job, so a retry adds nothing. */

@@ -1,10 +1,10 @@
 /** Writes the workflow bundle once, so workers start without bundling (`WORKFLOW_BUNDLE_PATH`). */
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
 export async function writeWorkflowBundle(outFile: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: undefined });
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: new DefaultLogger('WARN') });
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
   fs.writeFileSync(outFile, code);
   return outFile;

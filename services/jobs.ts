@@ -133,15 +133,20 @@ export async function getJob(ctx: AppContext, teamId: string, jobId: string) {
     }
     row = await ctx.db('jobs').where({ team_id: teamId, id: jobId }).first();
   }
-  return presentJob(row!, progress);
+  return presentJob(ctx, row!, progress);
 }
 
-function presentJob(row: JobRow, progress?: JobProgress) {
+/** A result that names a media file also carries its download URL, in this API's own address space. */
+function presentResult(ctx: AppContext, result: Record<string, unknown>): Record<string, unknown> {
+  return typeof result.mediaId === 'string' ? { ...result, url: `${ctx.config.baseUrl}/media/${result.mediaId}/content` } : result;
+}
+
+function presentJob(ctx: AppContext, row: JobRow, progress?: JobProgress) {
   return {
     jobId: row.id,
     type: row.type,
     status: row.status,
-    ...(row.result ? { result: row.result } : {}),
+    ...(row.result ? { result: presentResult(ctx, row.result) } : {}),
     ...(row.error ? { error: row.error } : {}),
     ...(progress && row.status !== 'succeeded' && row.status !== 'failed' ? { progress } : {}),
     createdAt: row.created_at.toISOString(),

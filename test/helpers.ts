@@ -1,0 +1,90 @@
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../config';
+import { createDb, Db } from '../db/knex';
+import { startServer, RunningServer } from '../server';
+import { bootstrapTeam } from '../services/teams';
+
+let teamCounter = 0;
+
+/** A database handle on the suite's fresh test database. */
+export function testDb(): Db {
+  return createDb(process.env.DATABASE_URL!, { max: 5 });
+}
+
+/** The real API on a free port, against the suite's Temporal and Postgres. */
+export async function startTestApi(db: Db, env: Record<string, string> = {}): Promise<RunningServer & { baseUrl: string }> {
+  const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
+  const server = await startServer(config, db);
+  return { ...server, baseUrl: server.ctx.config.baseUrl };
+}
+
+export interface TestTeam {
+  slug: string;
+  teamId: string;
+  userId: string;
+  agentId: string;
+  token: string;
+}
+
+export async function newTeam(db: Db, prefix = 'team'): Promise<TestTeam> {
+  const slug = `${prefix}-${process.pid}-${Date.now().toString(36)}-${teamCounter++}`;
+  const result = await bootstrapTeam(db, { team: slug });
+  return { slug, teamId: result.teamId, userId: result.userId, agentId: result.agentId, token: result.token };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A minimal HTTP client for one team, as an API client would use the service. */
+export function apiClient(baseUrl: string, team: { token: string; slug: string }) {
+  async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${team.token}`,
+        'x-team-slug': team.slug,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+  return {
+    get: <T = any>(path: string, headers?: Record<string, string>) => call<T>('GET', path, undefined, headers),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('POST', path, body, headers),
+    call,
+  };
+}
+export type ApiClient = ReturnType<typeof apiClient>;
+
+/** Polls GET /jobs/{id} until `done` holds for the job (default: it finished). */
+export async function waitForJob(api: ApiClient, jobId: string, opts: { timeoutMs?: number; done?: (job: any) => boolean } = {}): Promise<any> {
+  const done = opts.done ?? ((job) => job.status === 'succeeded' || job.status === 'failed');
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  let last: any;
+  while (Date.now() < deadline) {
+    const res = await api.get(`/jobs/${jobId}`);
+    last = res.body;
+    if (res.status === 200 && done(res.body)) return res.body;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`job ${jobId} did not reach the expected state; last seen: ${JSON.stringify(last)}`);
+}
+
+export async function temporalClient(): Promise<Client> {
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  return new Client({ connection, namespace: 'default' });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

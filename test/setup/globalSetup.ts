@@ -1,0 +1,24 @@
+import { startTestStack, startWorkerProcess, TestStack, WorkerProcess } from './stack';
+
+export const SHARED_TASK_QUEUE = 'tap-test';
+
+/**
+ * Starts what the suite needs on a clean machine: the Temporal CLI dev server (built once with Go
+ * when missing), a fresh Postgres database (DATABASE_URL's server, else an embedded one), the
+ * workflow bundle and one shared worker process. Test files read them from the environment.
+ */
+export default async function globalSetup(): Promise<void> {
+  const stack = await startTestStack();
+  const env = {
+    DATABASE_URL: stack.databaseUrl,
+    TEMPORAL_ADDRESS: stack.temporal.address,
+    TEMPORAL_TASK_QUEUE: SHARED_TASK_QUEUE,
+    WORKFLOW_BUNDLE_PATH: stack.bundlePath,
+    TEMPORAL_CLI_PATH: stack.cliPath,
+  };
+  Object.assign(process.env, env);
+  const worker = await startWorkerProcess(env);
+  (globalThis as Record<string, unknown>).__tapTestStack = { stack, worker };
+}
+
+export type GlobalState = { stack: TestStack; worker: WorkerProcess };

@@ -1,0 +1,89 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createDb, migrateLatest } from '../../db/knex';
+import { createDatabase, dropDatabase, ensurePostgres, PostgresHandle } from '../../db/postgres';
+import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
+import { ensureTemporalCli } from '../../temporal/cli';
+import { DevServer, freePort, startDevServer } from '../../temporal/devServer';
+
+export const projectRoot = path.resolve(__dirname, '../..');
+export const testDataDir = path.join(projectRoot, '.data', 'test');
+
+/** The real dependencies the suite runs against: a Temporal dev server and a fresh Postgres database. */
+export interface TestStack {
+  temporal: DevServer;
+  postgres: PostgresHandle;
+  databaseUrl: string;
+  dropTestDatabase(): Promise<void>;
+  bundlePath: string;
+  cliPath: string;
+}
+
+export async function startTestStack(): Promise<TestStack> {
+  fs.mkdirSync(testDataDir, { recursive: true });
+  const log = (line: string) => process.stdout.write(`[test setup] ${line}\n`);
+  const cliPath = await ensureTemporalCli(log);
+  const [temporal, postgres] = await Promise.all([
+    startDevServer({ cliPath, uiPort: null, logFile: path.join(testDataDir, 'temporal.log') }),
+    process.env.DATABASE_URL
+      ? ensurePostgres({ databaseUrl: process.env.DATABASE_URL, dataDir: '', port: 0 })
+      : freePort().then((port) =>
+          ensurePostgres({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'tap-test-pg-')), port, database: 'postgres' })),
+  ]);
+  const name = `tap_test_${Date.now()}_${process.pid}`;
+  const databaseUrl = await createDatabase(postgres.url, name);
+  const db = createDb(databaseUrl);
+  await migrateLatest(db);
+  await db.destroy();
+  const bundlePath = await writeWorkflowBundle(path.join(testDataDir, `workflow-bundle-${process.pid}.js`));
+  log(`Temporal ${temporal.address}, Postgres database ${name}`);
+  return {
+    temporal,
+    postgres,
+    databaseUrl,
+    bundlePath,
+    cliPath,
+    dropTestDatabase: () => dropDatabase(postgres.url, name),
+  };
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** SIGKILL: the worker dies mid-task, as in a crash. */
+  kill(): Promise<void>;
+  /** SIGTERM: a graceful shutdown. */
+  stop(): Promise<void>;
+}
+
+/** Runs `worker.ts` as its own process, the way it runs in production. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'worker.ts')], {
+    cwd: projectRoot,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"worker running"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`worker exited (${code}):\n${output}`)); });
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return { child, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+}
