@@ -35,7 +35,7 @@ describe('authentication, team scoping and agents', () => {
     });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
-    expect((await res.json()).error.code).toBe('unauthorized');
+    expect(((await res.json()) as any).error.code).toBe('unauthorized');
   });
 
   it.each(['tap_unknown', 'not-even-a-token', ''])('an unknown bearer token %p → 401', async (token) => {
@@ -56,7 +56,7 @@ describe('authentication, team scoping and agents', () => {
   it('a missing or malformed X-Team-Slug → 400', async () => {
     const missing = await fetch(`${server.baseUrl}/agents`, { headers: { authorization: `Bearer ${team.token}` } });
     expect(missing.status).toBe(400);
-    expect((await missing.json()).error.details.issues[0].path).toBe('x-team-slug');
+    expect(((await missing.json()) as any).error.details.issues[0].path).toBe('x-team-slug');
     const malformed = await apiClient(server.baseUrl, { token: team.token, slug: 'Not A Slug' }).get('/agents');
     expect(malformed.status).toBe(400);
   });

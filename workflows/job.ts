@@ -17,6 +17,8 @@ export interface JobWorkflowArgs {
   jobId: string;
   type: 'contacts.import' | 'contacts.export' | 'knowledge.ingest';
   importBatchSize: number;
+  /** History length after which an import continues as new (default 5 000; tests use less). */
+  continueAfterEvents?: number;
   /** Set when an import continues as new: where it stopped and what it counted so far. */
   resume?: { offset: number; summary: ImportSummary };
 }
@@ -41,8 +43,8 @@ const work = proxyActivities<JobActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', nonRetryableErrorTypes: ['InvalidJobInput'] },
 });
 
-/** Continue-as-new well before Temporal's history limits, for imports of any size. */
-const HISTORY_EVENTS_BEFORE_CONTINUE = 5_000;
+/** Continue-as-new well before Temporal's history limits (50 000 events), for imports of any size. */
+const DEFAULT_CONTINUE_AFTER_EVENTS = 5_000;
 
 export async function jobWorkflow(args: JobWorkflowArgs): Promise<Record<string, unknown>> {
   const progress: JobProgress = { phase: 'starting', completed: 0, total: null };
@@ -85,7 +87,8 @@ async function importContacts(args: JobWorkflowArgs, progress: JobProgress): Pro
   progress.total = total;
   let summary: ImportSummary = args.resume?.summary ?? { total, imported: 0, duplicates: 0, failed: 0, errors: [], errorsTruncated: false };
   for (let offset = args.resume?.offset ?? 0; offset < total; offset += args.importBatchSize) {
-    if (workflowInfo().historyLength > HISTORY_EVENTS_BEFORE_CONTINUE || workflowInfo().continueAsNewSuggested) {
+    const { historyLength, continueAsNewSuggested } = workflowInfo();
+    if (historyLength > (args.continueAfterEvents ?? DEFAULT_CONTINUE_AFTER_EVENTS) || continueAsNewSuggested) {
       await continueAsNew<typeof jobWorkflow>({ ...args, resume: { offset, summary } });
     }
     progress.completed = offset;

@@ -1,0 +1,30 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from '@temporalio/worker';
+
+/**
+ * Replays saved histories of every workflow against today's workflow code. A change that would
+ * break running workflows (non-determinism) fails here. Refresh the histories on purpose with
+ * `RECORD_HISTORIES=1 npx jest test/workflow` after a deliberate, versioned change.
+ */
+describe('workflow determinism (replay)', () => {
+  const dir = path.join(__dirname, 'replay', 'histories');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+
+  it('has saved histories for each kind of job run', () => {
+    expect(files).toEqual(['contacts-export.json', 'contacts-import-cancelled.json', 'contacts-import.json', 'knowledge-ingest.json']);
+  });
+
+  it('replays every saved history without a determinism error', async () => {
+    const histories = files.map((file) => ({
+      workflowId: path.basename(file, '.json'),
+      // The worker converts the JSON (as the UI and CLI export it) itself.
+      history: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')),
+    }));
+    const failures: string[] = [];
+    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! } }, histories)) {
+      if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});

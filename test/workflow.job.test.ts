@@ -1,0 +1,163 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { execFileSync } from 'node:child_process';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import type { Db } from '../db/knex';
+import { newId } from '../services/ids';
+import { LocalDiskStorage } from '../services/storage';
+import { customSearchAttributes } from '../temporal/searchAttributes';
+import type { JobProgress, jobWorkflow, JobWorkflowArgs } from '../workflows/job';
+import { newTeam, sleep, TestTeam, testDb } from './helpers';
+
+/**
+ * The job workflow on the Temporal test environment (a local dev server started from the project's
+ * CLI binary; the time-skipping server cannot be had here), with the real activities and Postgres.
+ * RECORD_HISTORIES=1 saves the histories that the replay test checks determinism against.
+ */
+describe('jobWorkflow on the Temporal test environment', () => {
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  let db: Db;
+  let team: TestTeam;
+  const taskQueue = 'workflow-unit';
+
+  beforeAll(async () => {
+    env = await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path: process.env.TEMPORAL_CLI_PATH! },
+        searchAttributes: customSearchAttributes,
+        ui: false,
+      },
+    });
+    db = testDb();
+    team = await newTeam(db, 'wf');
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
+      activities: createActivities({ db, storage: new LocalDiskStorage(fs.mkdtempSync(path.join(os.tmpdir(), 'tap-media-'))) }),
+    });
+    running = worker.run();
+  });
+
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+    await db?.destroy();
+  });
+
+  async function insertJob(type: JobWorkflowArgs['type'], input: Record<string, unknown>): Promise<string> {
+    const id = newId('job');
+    await db('jobs').insert({ id, team_id: team.teamId, type, input: JSON.stringify(input), workflow_id: `job-${id}` });
+    return id;
+  }
+
+  async function recordHistory(name: string, workflowId: string): Promise<void> {
+    if (!process.env.RECORD_HISTORIES) return;
+    // The CLI writes the same JSON that the Temporal UI's "download history" gives operators.
+    const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.address, '--output', 'json']);
+    fs.writeFileSync(path.join(__dirname, 'replay', 'histories', `${name}.json`), json);
+  }
+
+  it('imports in batches, continuing as new, and reports the same totals as one run would', async () => {
+    const rows = Array.from({ length: 60 }, (_, i) => (i === 7 ? { email: 'broken' } : { name: `Wf ${i}`, email: `wf${i}@example.com` }));
+    rows.push({ name: 'Dup', email: 'wf3@example.com' });
+    const jobId = await insertJob('contacts.import', { rows });
+    const workflowId = `job-${jobId}`;
+    const result = await env.client.workflow.execute<typeof jobWorkflow>('jobWorkflow', {
+      taskQueue,
+      workflowId,
+      args: [{ jobId, type: 'contacts.import', importBatchSize: 5, continueAfterEvents: 20 }],
+    });
+    expect(result).toEqual({
+      total: 61, imported: 59, duplicates: 1, failed: 1, errorsTruncated: false,
+      errors: [{ index: 7, message: 'email: Invalid email address' }],
+    });
+    const runs = [];
+    for await (const run of env.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(run.status.name);
+    expect(runs.length).toBeGreaterThan(1);
+    expect(runs.filter((s) => s === 'CONTINUED_AS_NEW')).toHaveLength(runs.length - 1);
+    const row = await db('jobs').where({ id: jobId }).first();
+    expect(row.status).toBe('succeeded');
+    expect(row.result.imported).toBe(59);
+    expect(await db('contacts').where({ import_job_id: jobId }).count({ n: '*' })).toEqual([{ n: 59 }]);
+  });
+
+  it('answers the progress query while it runs', async () => {
+    const rows = Array.from({ length: 400 }, (_, i) => ({ email: `progress-wf${i}@example.com` }));
+    const jobId = await insertJob('contacts.import', { rows });
+    const handle = await env.client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
+      taskQueue,
+      workflowId: `job-${jobId}`,
+      args: [{ jobId, type: 'contacts.import', importBatchSize: 10 }],
+    });
+    const seen: JobProgress[] = [];
+    while (seen.length < 200) {
+      const progress = await handle.query<JobProgress>('progress');
+      seen.push(progress);
+      if (progress.phase === 'importing' && progress.completed > 0) break;
+      await sleep(20);
+    }
+    const last = seen[seen.length - 1];
+    expect(last).toMatchObject({ phase: 'importing', total: 400 });
+    expect(last.completed).toBeGreaterThan(0);
+    await handle.result();
+    expect(await handle.query<JobProgress>('progress')).toEqual({ phase: 'finishing', completed: 400, total: 400 });
+    await recordHistory('contacts-import', handle.workflowId);
+  });
+
+  it('marks the job failed with job_cancelled when cancelled, and the workflow ends cancelled', async () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ email: `cancel-wf${i}@example.com` }));
+    const jobId = await insertJob('contacts.import', { rows });
+    const handle = await env.client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
+      taskQueue,
+      workflowId: `job-${jobId}`,
+      args: [{ jobId, type: 'contacts.import', importBatchSize: 10 }],
+    });
+    while ((await handle.query<JobProgress>('progress')).completed === 0) await sleep(20);
+    await handle.cancel();
+    await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    const row = await db('jobs').where({ id: jobId }).first();
+    expect(row.status).toBe('failed');
+    expect(row.error).toEqual({ error: { code: 'job_cancelled', message: 'The job was cancelled by an operator before it finished' } });
+    await recordHistory('contacts-import-cancelled', handle.workflowId);
+  });
+
+  it('fails the job with the cause when the input can no longer be used (no retries)', async () => {
+    const jobId = await insertJob('knowledge.ingest', {
+      agentId: '00000000-0000-4000-8000-000000000000', title: 'Gone', text: 'Some text.', chunkSize: 1200, chunkOverlap: 150,
+    });
+    const handle = await env.client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
+      taskQueue,
+      workflowId: `job-${jobId}`,
+      args: [{ jobId, type: 'knowledge.ingest', importBatchSize: 10 }],
+    });
+    await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    const row = await db('jobs').where({ id: jobId }).first();
+    expect(row.status).toBe('failed');
+    expect(row.error.error).toEqual({ code: 'job_failed', message: 'Agent 00000000-0000-4000-8000-000000000000 no longer exists' });
+  });
+
+  it('exports and ingests through the same workflow', async () => {
+    const exportId = await insertJob('contacts.export', {});
+    const exported = await env.client.workflow.execute<typeof jobWorkflow>('jobWorkflow', {
+      taskQueue, workflowId: `job-${exportId}`, args: [{ jobId: exportId, type: 'contacts.export', importBatchSize: 10 }],
+    });
+    expect(exported).toMatchObject({ mediaId: `med_${exportId.slice(4)}`, contentType: 'text/csv' });
+    await recordHistory('contacts-export', `job-${exportId}`);
+
+    const ingestId = await insertJob('knowledge.ingest', { agentId: team.agentId, title: 'Doc', text: 'One. Two. Three.', chunkSize: 1200, chunkOverlap: 150 });
+    const ingested = await env.client.workflow.execute<typeof jobWorkflow>('jobWorkflow', {
+      taskQueue, workflowId: `job-${ingestId}`, args: [{ jobId: ingestId, type: 'knowledge.ingest', importBatchSize: 10 }],
+    });
+    expect(ingested).toEqual({ documentId: `kd_${ingestId.slice(4)}`, agentId: team.agentId, title: 'Doc', chunkCount: 1, charCount: 16 });
+    await recordHistory('knowledge-ingest', `job-${ingestId}`);
+  });
+});
