@@ -6,6 +6,8 @@ import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
 import { LocalDiskStorage } from './services/storage';
+import { waitForTemporal } from './temporal/devServer';
+import { ensureSearchAttributes } from './temporal/searchAttributes';
 
 export interface RunningWorker {
   worker: Worker;
@@ -52,6 +54,10 @@ async function main(): Promise<void> {
     port: config.EMBEDDED_PG_PORT,
   });
   const db = createDb(pg.url, { max: 20 });
+  // Any server (dev server, compose, cluster) gets the search attributes the workflows set.
+  const admin = await waitForTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  await ensureSearchAttributes(admin, config.TEMPORAL_NAMESPACE);
+  await admin.close();
   const running = await startWorker(config, db);
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker running');
   const stop = () => void running.shutdown();

@@ -7,6 +7,7 @@ import {
   defineQuery,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -31,7 +32,8 @@ export interface JobProgress {
 
 export const progressQuery = defineQuery<JobProgress>('progress');
 
-const bookkeeping = proxyActivities<JobActivities>({
+/** Short status writes to the jobs table: local activities, so they cost no extra server round trips. */
+const bookkeeping = proxyLocalActivities<JobActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
