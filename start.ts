@@ -64,6 +64,7 @@ async function main(): Promise<void> {
     spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, entry)], { env, stdio: 'inherit' }),
   );
 
+  process.once('exit', () => children.forEach((child) => child.kill('SIGKILL')));
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;

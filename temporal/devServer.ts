@@ -70,6 +70,9 @@ export async function startDevServer(opts: {
   const out = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
   const child: ChildProcess = spawn(opts.cliPath, args, { stdio: ['ignore', out, out] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // If our process ends without stopping the server (a crash, a second Ctrl-C), the server goes too.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   const address = `127.0.0.1:${port}`;
   try {
     const connection = await Promise.race([
@@ -86,7 +89,8 @@ export async function startDevServer(opts: {
     address,
     uiUrl,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      process.removeListener('exit', killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;

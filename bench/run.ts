@@ -1,0 +1,181 @@
+/**
+ * `npm run bench`: the API against raw Temporal and plain Postgres, in one run on one dev server.
+ *  (a) POST /v1/jobs starts vs. raw client.workflow.start, same concurrency (no worker polls, so
+ *      both measure starting only);
+ *  (b) submit → succeeded for a trivial job (contacts.export of an empty team) vs. a no-op workflow;
+ *  (c) a 100 000-row contacts.import vs. a plain batched knex insert of the same rows.
+ * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000).
+ */
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { Client, Connection } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { loadConfig } from '../config';
+import { createDb, Db } from '../db/knex';
+import { newId } from '../services/ids';
+import { contactRowValues } from '../services/contacts';
+import { startServer } from '../server';
+import { bootstrapTeam } from '../services/teams';
+import { startWorker } from '../worker';
+import { startTestStack } from '../test/setup/stack';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const JOBS = Number(process.env.BENCH_JOBS ?? 300);
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function rawStarts(client: Client, taskQueue: string): Promise<{ rps: number; p50: number; p99: number }> {
+  const latencies: number[] = [];
+  const deadline = Date.now() + SECONDS * 1000;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (Date.now() < deadline) {
+      const started = performance.now();
+      await client.workflow.start('jobWorkflow', { taskQueue, workflowId: `raw-${randomUUID()}`, args: [{ jobId: 'none', type: 'contacts.export', importBatchSize: 1 }] });
+      latencies.push(performance.now() - started);
+    }
+  }));
+  latencies.sort((a, b) => a - b);
+  return { rps: latencies.length / SECONDS, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function runPool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
+}
+
+async function main(): Promise<void> {
+  log(`# Benchmark (${new Date().toISOString()}, ${SECONDS}s windows, concurrency ${CONCURRENCY})`);
+  const stack = await startTestStack();
+  const base = { ...process.env, DATABASE_URL: stack.databaseUrl, TEMPORAL_ADDRESS: stack.temporal.address, WORKFLOW_BUNDLE_PATH: stack.bundlePath, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' };
+  const db: Db = createDb(stack.databaseUrl, { max: 30 });
+  const connection = await Connection.connect({ address: stack.temporal.address });
+  const client = new Client({ connection });
+  const results: string[] = [];
+
+  try {
+    // (a) Starting: nobody polls 'bench-idle', so only the start path is measured on both sides.
+    const idleApi = await startServer(loadConfig({ ...base, TEMPORAL_TASK_QUEUE: 'bench-idle' }), db);
+    const teamA = await bootstrapTeam(db, { team: `bench-a-${Date.now()}` });
+    const raw = await rawStarts(client, 'bench-idle');
+    const api = await autocannon({
+      url: `${idleApi.ctx.config.baseUrl}/jobs`,
+      method: 'POST',
+      connections: CONCURRENCY,
+      duration: SECONDS,
+      headers: { authorization: `Bearer ${teamA.token}`, 'x-team-slug': teamA.team, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'contacts.export' }),
+    });
+    await idleApi.close();
+    const non2xx = api.non2xx + api.errors;
+    const apiRps = api.requests.average;
+    results.push(
+      '## (a) Starting jobs',
+      '| path | starts/s | p50 ms | p99 ms |', '|---|---|---|---|',
+      `| raw client.workflow.start | ${raw.rps.toFixed(0)} | ${raw.p50.toFixed(1)} | ${raw.p99.toFixed(1)} |`,
+      `| POST /v1/jobs (auth, validation, job row, start) | ${apiRps.toFixed(0)} | ${api.latency.p50} | ${api.latency.p99} |`,
+      `ratio API / raw = **${(apiRps / raw.rps).toFixed(2)}** (target ≥ 0.8); non-2xx or errors: ${non2xx}`,
+    );
+    log(results.slice(-7).join('\n'));
+
+    // (b) Completion: the real worker and a no-op workflow worker, on their own queues.
+    const jobConfig = loadConfig({ ...base, TEMPORAL_TASK_QUEUE: 'bench-jobs' });
+    const jobWorker = await startWorker(jobConfig, db);
+    const noopWorker = await Worker.create({ connection: jobWorker.worker.options.connection!, taskQueue: 'bench-noop', workflowsPath: require.resolve('./noopWorkflow') });
+    const noopRun = noopWorker.run();
+    const jobsApi = await startServer(jobConfig, db);
+    const teamB = await bootstrapTeam(db, { team: `bench-b-${Date.now()}` });
+
+    let started = performance.now();
+    await runPool(Array.from({ length: JOBS }, (_, i) => i), 16, async () => {
+      await client.workflow.execute('noopWorkflow', { taskQueue: 'bench-noop', workflowId: `noop-${randomUUID()}` });
+    });
+    const noopSeconds = (performance.now() - started) / 1000;
+
+    started = performance.now();
+    const jobIds: string[] = [];
+    await runPool(Array.from({ length: JOBS }, (_, i) => i), 16, async () => {
+      const res = await fetch(`${jobsApi.ctx.config.baseUrl}/jobs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${teamB.token}`, 'x-team-slug': teamB.team, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'contacts.export' }),
+      });
+      jobIds.push(((await res.json()) as { jobId: string }).jobId);
+    });
+    await waitUntil(async () => {
+      const [{ n }] = await db('jobs').whereIn('id', jobIds).where({ status: 'succeeded' }).count({ n: '*' });
+      return Number(n) === JOBS;
+    }, 300_000);
+    const jobSeconds = (performance.now() - started) / 1000;
+    results.push(
+      '## (b) Completing jobs (submit → succeeded)',
+      '| path | jobs/s |', '|---|---|',
+      `| raw no-op workflow (execute) | ${(JOBS / noopSeconds).toFixed(1)} |`,
+      `| contacts.export job via API (3 DB writes, 1 activity, CSV file) | ${(JOBS / jobSeconds).toFixed(1)} |`,
+      `ratio job / raw = **${(noopSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.7); ${JOBS} each, 16 in flight`,
+    );
+    log(results.slice(-6).join('\n'));
+
+    // (c) A 100k-row import vs. the same rows inserted with plain batched knex.
+    const rows = Array.from({ length: ROWS }, (_, i) => ({ name: `Person ${i}`, email: `person${i}@example.com`, company: `Company ${i % 97}` }));
+    const plainTeam = await bootstrapTeam(db, { team: `bench-plain-${Date.now()}` });
+    started = performance.now();
+    for (let offset = 0; offset < ROWS; offset += jobConfig.IMPORT_BATCH_SIZE) {
+      await db('contacts')
+        .insert(rows.slice(offset, offset + jobConfig.IMPORT_BATCH_SIZE).map((row) => ({ id: newId('ct'), team_id: plainTeam.teamId, ...contactRowValues(row) })))
+        .onConflict()
+        .ignore();
+    }
+    const plainSeconds = (performance.now() - started) / 1000;
+
+    const teamC = await bootstrapTeam(db, { team: `bench-c-${Date.now()}` });
+    started = performance.now();
+    const res = await fetch(`${jobsApi.ctx.config.baseUrl}/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${teamC.token}`, 'x-team-slug': teamC.team, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'contacts.import', input: { rows } }),
+    });
+    const { jobId } = (await res.json()) as { jobId: string };
+    await waitUntil(async () => (await db('jobs').where({ id: jobId }).first('status')).status !== 'queued' && (await db('jobs').where({ id: jobId }).first('status')).status !== 'running', 600_000);
+    const importSeconds = (performance.now() - started) / 1000;
+    const job = await db('jobs').where({ id: jobId }).first();
+    const history = (await client.workflow.getHandle(`job-${jobId}`).describe()).historyLength;
+    results.push(
+      `## (c) ${ROWS.toLocaleString('en')}-row contacts.import`,
+      '| path | rows/s | seconds |', '|---|---|---|',
+      `| plain batched knex insert (${jobConfig.IMPORT_BATCH_SIZE}/batch) | ${(ROWS / plainSeconds).toFixed(0)} | ${plainSeconds.toFixed(1)} |`,
+      `| POST /v1/jobs contacts.import → succeeded | ${(ROWS / importSeconds).toFixed(0)} | ${importSeconds.toFixed(1)} |`,
+      `ratio import / plain = **${(plainSeconds / importSeconds).toFixed(2)}**; job ${job.status}, imported ${job.result?.imported}; workflow history: ${history} events`,
+    );
+    log(results.slice(-6).join('\n'));
+
+    noopWorker.shutdown();
+    await noopRun;
+    await jobsApi.close();
+    await jobWorker.shutdown();
+  } finally {
+    await connection.close();
+    await db.destroy();
+    await stack.temporal.stop();
+    await stack.dropTestDatabase().catch(() => undefined);
+    await stack.postgres.stop();
+  }
+  log('\n(copy the tables above into docs/BENCHMARKS.md)');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
