@@ -69,26 +69,21 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
     },
 
     async countImportRows(jobId: string): Promise<number> {
-      const { rows } = await db.raw("SELECT jsonb_array_length(input->'rows') AS n FROM jobs WHERE id = ?", [jobId]);
-      if (!rows[0]) throw ApplicationFailure.nonRetryable(`Job ${jobId} does not exist`, 'InvalidJobInput');
-      return rows[0].n ?? 0;
+      const job = await loadJob(jobId);
+      return Number(job.input.rowCount ?? 0);
     },
 
     /**
-     * Imports rows [offset, offset+limit) in one statement. Each contact records its job and row,
+     * Imports rows [offset, offset+limit) — one stored slice (`limit` is the slice size the job was
+     * created with) — in one statement. Each contact records its job and row,
      * so a batch that runs again after a crash inserts nothing twice and reports the same counts.
      */
     async importContactsBatch(args: { jobId: string; offset: number; limit: number }): Promise<Omit<ImportSummary, 'total'>> {
       const { jobId, offset, limit } = args;
       heartbeat({ offset });
       const { team_id: teamId } = await db('jobs').where({ id: jobId }).first('team_id');
-      const { rows } = await db.raw(
-        `SELECT (? + r.n - 1)::int AS idx, r.value AS row
-           FROM jobs, jsonb_path_query(jobs.input->'rows', '$[$from to $to]',
-                                       jsonb_build_object('from', ?::int, 'to', ?::int)) WITH ORDINALITY AS r(value, n)
-          WHERE jobs.id = ?`,
-        [offset, offset, offset + limit - 1, jobId],
-      );
+      const slice = await db('job_input_chunks').where({ job_id: jobId, position: Math.floor(offset / limit) }).first('rows');
+      const rows = ((slice?.rows ?? []) as unknown[]).map((row, i) => ({ idx: offset + i, row }));
 
       const errors: ImportRowError[] = [];
       let failed = 0;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext, TeamRef } from '../services/context';
 import { parseOrThrow } from '../services/errors';
 import { teamSlugSchema } from '../services/teams';
-import { Access, authenticateBearer, Principal, requireAccess, resolveTeam } from '../services/principal';
+import { Access, authenticateBearer, authenticateForTeam, Principal, requireAccess } from '../services/principal';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -20,11 +20,16 @@ const teamHeaderSchema = z.object({ 'x-team-slug': teamSlugSchema });
  */
 export function teamAccess(ctx: AppContext, access: Access): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
-    const principal = await authenticateBearer(ctx.db, req.headers.authorization);
+    const slugHeader = teamHeaderSchema.safeParse(req.headers);
+    if (!slugHeader.success) {
+      // The credential is judged first: a caller without one learns nothing about the header.
+      await authenticateBearer(ctx.db, req.headers.authorization);
+      parseOrThrow(teamHeaderSchema, req.headers, 'header');
+    }
+    const { principal, team } = await authenticateForTeam(ctx.db, req.headers.authorization, slugHeader.data!['x-team-slug']);
     requireAccess(principal, access);
-    const { 'x-team-slug': slug } = parseOrThrow(teamHeaderSchema, req.headers, 'header');
     req.principal = principal;
-    req.team = await resolveTeam(ctx.db, principal, slug);
+    req.team = team;
     next();
   };
 }

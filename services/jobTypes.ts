@@ -34,15 +34,20 @@ const ingestInputSchema = z
   .strict()
   .refine((i) => i.chunkOverlap < i.chunkSize, { message: 'chunkOverlap must be smaller than chunkSize', path: ['chunkOverlap'] });
 
-export type ImportInput = { rows: Record<string, unknown>[] };
 export type ExportInput = z.infer<typeof exportInputSchema>;
 export type IngestInput = z.infer<typeof ingestInputSchema>;
+
+/** What is stored for a job's activities: its input, and rows kept apart in batch-sized slices. */
+export interface PreparedJobInput {
+  input: Record<string, unknown>;
+  rows?: Record<string, unknown>[];
+}
 
 interface JobTypeDefinition {
   description: string;
   schema: z.ZodType;
   /** Checks that need the database and turns the input into what is stored for the activities. */
-  prepare(db: Db, teamId: string, input: unknown): Promise<Record<string, unknown>>;
+  prepare(db: Db, teamId: string, input: unknown): Promise<PreparedJobInput>;
 }
 
 function parseCsvRows(csv: string): Record<string, unknown>[] {
@@ -67,14 +72,14 @@ export const jobTypes = {
       if (rows.length > MAX_IMPORT_ROWS) {
         throw new AppError(400, 'validation_error', `Invalid input: at most ${MAX_IMPORT_ROWS} rows per import`);
       }
-      return { rows };
+      return { input: { rowCount: rows.length, source: parsed.csv !== undefined ? 'csv' : 'rows' }, rows };
     },
   },
   'contacts.export': {
     description: "Export the team's contacts (optionally by tags) as a CSV file in team media.",
     schema: exportInputSchema,
     async prepare(_db, _teamId, input) {
-      return input as ExportInput;
+      return { input: input as ExportInput };
     },
   },
   'knowledge.ingest': {
@@ -85,7 +90,7 @@ export const jobTypes = {
       if (!(await findAgent(db, teamId, parsed.agentId))) {
         throw new AppError(404, 'not_found', `Agent ${parsed.agentId} not found`);
       }
-      return parsed;
+      return { input: parsed };
     },
   },
 } satisfies Record<string, JobTypeDefinition>;
@@ -98,7 +103,7 @@ export function isJobType(type: string): type is JobType {
 }
 
 /** Validates a job's type and input, returning what is stored for the workflow's activities. */
-export async function prepareJobInput(db: Db, teamId: string, type: string, input: unknown): Promise<Record<string, unknown>> {
+export async function prepareJobInput(db: Db, teamId: string, type: string, input: unknown): Promise<PreparedJobInput> {
   if (!isJobType(type)) {
     throw new AppError(400, 'validation_error', `Unknown job type "${type}"; known types: ${jobTypeNames.join(', ')}`, {
       issues: [{ path: 'type', message: 'unknown job type', code: 'invalid_value' }],

@@ -2,6 +2,7 @@ import { WorkflowExecutionStatusName, WorkflowNotFoundError } from '@temporalio/
 import { z } from 'zod';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
 import type { jobWorkflow, JobProgress } from '../workflows/job';
+import type { Db } from '../db/knex';
 import type { AppContext, TeamRef } from './context';
 import { AppError, notFound } from './errors';
 import { newId } from './ids';
@@ -41,18 +42,21 @@ export function jobStatusUrl(ctx: AppContext, jobId: string): string {
 }
 
 export async function createJob(ctx: AppContext, team: TeamRef, userId: string, request: CreateJob) {
-  const input = await prepareJobInput(ctx.db, team.id, request.type, request.input);
+  const prepared = await prepareJobInput(ctx.db, team.id, request.type, request.input);
   const type = request.type as JobType;
   const jobId = newId('job');
   const workflowId = jobWorkflowId(jobId);
-  await ctx.db('jobs').insert({
-    id: jobId,
-    team_id: team.id,
-    type,
-    status: 'queued',
-    input: JSON.stringify(input),
-    workflow_id: workflowId,
-    created_by: userId,
+  await ctx.db.transaction(async (trx) => {
+    await trx('jobs').insert({
+      id: jobId,
+      team_id: team.id,
+      type,
+      status: 'queued',
+      input: JSON.stringify(prepared.input),
+      workflow_id: workflowId,
+      created_by: userId,
+    });
+    if (prepared.rows) await storeJobRows(trx, jobId, prepared.rows, ctx.config.IMPORT_BATCH_SIZE);
   });
 
   try {
@@ -79,6 +83,16 @@ export async function createJob(ctx: AppContext, team: TeamRef, userId: string, 
     });
   }
   return { jobId, status: 'queued' as JobStatus, statusUrl: jobStatusUrl(ctx, jobId) };
+}
+
+/** Stores a job's rows in slices of `batchSize`: slice n holds rows [n*batchSize, (n+1)*batchSize). */
+export async function storeJobRows(db: Db, jobId: string, rows: unknown[], batchSize: number): Promise<void> {
+  const slices = [];
+  for (let position = 0; position * batchSize < rows.length; position++) {
+    slices.push({ job_id: jobId, position, rows: JSON.stringify(rows.slice(position * batchSize, (position + 1) * batchSize)) });
+  }
+  // A few slices per statement keeps each statement a few MB at most.
+  for (let i = 0; i < slices.length; i += 8) await db('job_input_chunks').insert(slices.slice(i, i + 8));
 }
 
 async function markJobFailed(ctx: AppContext, jobId: string, error: JobError): Promise<void> {

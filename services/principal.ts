@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db/knex';
-import { findApiTokenOwner } from './apiTokens';
+import { findApiTokenOwner, hashToken } from './apiTokens';
 import { AppError } from './errors';
 import type { TeamRef } from './context';
 
@@ -25,26 +25,42 @@ export function grants(scopes: Scope[], access: Access): boolean {
 export const unauthorized = (message = 'A valid bearer credential is required') =>
   new AppError(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="team-agent-platform"' });
 
-export async function authenticateBearer(db: Db, authorization: string | undefined): Promise<Principal> {
+function bearerToken(authorization: string | undefined): string {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) throw unauthorized();
-  const owner = await findApiTokenOwner(db, match[1]);
-  if (!owner) throw unauthorized('The bearer credential is unknown, expired or revoked');
+  return match[1];
+}
+
+const unknownCredential = () => unauthorized('The bearer credential is unknown, expired or revoked');
+
+export async function authenticateBearer(db: Db, authorization: string | undefined): Promise<Principal> {
+  const owner = await findApiTokenOwner(db, bearerToken(authorization));
+  if (!owner) throw unknownCredential();
   return { kind: 'api_token', userId: owner.userId, credentialId: owner.tokenId, scopes: ['mcp:use'] };
 }
 
 /**
- * The team named by `X-Team-Slug`, if the principal's user is a member. An unknown team answers
- * the same 403 as a team the user is not in, so slugs cannot be probed.
+ * The token's user and the team named by `X-Team-Slug`, in one round trip (the hot path of every
+ * team-scoped request). An unknown team answers the same 403 as a team the user is not in, so
+ * slugs cannot be probed.
  */
-export async function resolveTeam(db: Db, principal: Principal, slug: string): Promise<TeamRef> {
-  const team = await db('teams')
-    .join('memberships', 'memberships.team_id', 'teams.id')
-    .where({ 'teams.slug': slug, 'memberships.user_id': principal.userId })
-    .first('teams.id', 'teams.slug', 'teams.plan');
-  if (!team) throw new AppError(403, 'forbidden', `You are not a member of team "${slug}"`);
-  return team;
+export async function authenticateForTeam(db: Db, authorization: string | undefined, slug: string): Promise<{ principal: Principal; team: TeamRef }> {
+  const token = bearerToken(authorization);
+  if (!token.startsWith('tap_')) throw unknownCredential();
+  const row = await db('api_tokens')
+    .leftJoin('teams', 'teams.slug', db.raw('?', [slug]))
+    .leftJoin('memberships', (j) => j.on('memberships.team_id', 'teams.id').andOn('memberships.user_id', 'api_tokens.user_id'))
+    .where('api_tokens.token_hash', hashToken(token))
+    .whereNull('api_tokens.revoked_at')
+    .where((q) => q.whereNull('api_tokens.expires_at').orWhere('api_tokens.expires_at', '>', db.fn.now()))
+    .first('api_tokens.id as tokenId', 'api_tokens.user_id as userId', 'memberships.team_id as teamId', 'teams.plan as plan');
+  if (!row) throw unknownCredential();
+  const principal: Principal = { kind: 'api_token', userId: row.userId, credentialId: row.tokenId, scopes: ['mcp:use'] };
+  if (!row.teamId) throw notAMember(slug);
+  return { principal, team: { id: row.teamId, slug, plan: row.plan } };
 }
+
+const notAMember = (slug: string) => new AppError(403, 'forbidden', `You are not a member of team "${slug}"`);
 
 export function requireAccess(principal: Principal, access: Access): void {
   if (!grants(principal.scopes, access)) {

@@ -61,6 +61,9 @@ export async function startDevServer(opts: {
     args.push('--ui-port', String(uiPort));
     uiUrl = `http://localhost:${uiPort}`;
   }
+  // Hand an activity scheduled by a workflow task straight back to the worker that completed it
+  // (saves a matching round trip per activity; the SDK's own test server enables it too).
+  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
   // Spare ports for the server's internal services, so parallel servers never collide.
   args.push('--http-port', String(await freePort()), '--metrics-port', String(await freePort()));
   if (opts.dbFile) {

@@ -8,6 +8,7 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { Db } from '../db/knex';
 import { newId } from '../services/ids';
+import { storeJobRows } from '../services/jobs';
 import { LocalDiskStorage } from '../services/storage';
 import { customSearchAttributes } from '../temporal/searchAttributes';
 import type { JobProgress, jobWorkflow, JobWorkflowArgs } from '../workflows/job';
@@ -52,9 +53,10 @@ describe('jobWorkflow on the Temporal test environment', () => {
     await db?.destroy();
   });
 
-  async function insertJob(type: JobWorkflowArgs['type'], input: Record<string, unknown>): Promise<string> {
+  async function insertJob(type: JobWorkflowArgs['type'], input: Record<string, unknown>, rows?: { rows: unknown[]; batchSize: number }): Promise<string> {
     const id = newId('job');
-    await db('jobs').insert({ id, team_id: team.teamId, type, input: JSON.stringify(input), workflow_id: `job-${id}` });
+    await db('jobs').insert({ id, team_id: team.teamId, type, input: JSON.stringify(rows ? { rowCount: rows.rows.length } : input), workflow_id: `job-${id}` });
+    if (rows) await storeJobRows(db, id, rows.rows, rows.batchSize);
     return id;
   }
 
@@ -68,7 +70,7 @@ describe('jobWorkflow on the Temporal test environment', () => {
   it('imports in batches, continuing as new, and reports the same totals as one run would', async () => {
     const rows = Array.from({ length: 60 }, (_, i) => (i === 7 ? { email: 'broken' } : { name: `Wf ${i}`, email: `wf${i}@example.com` }));
     rows.push({ name: 'Dup', email: 'wf3@example.com' });
-    const jobId = await insertJob('contacts.import', { rows });
+    const jobId = await insertJob('contacts.import', {}, { rows, batchSize: 5 });
     const workflowId = `job-${jobId}`;
     const result = await env.client.workflow.execute<typeof jobWorkflow>('jobWorkflow', {
       taskQueue,
@@ -91,7 +93,7 @@ describe('jobWorkflow on the Temporal test environment', () => {
 
   it('answers the progress query while it runs', async () => {
     const rows = Array.from({ length: 400 }, (_, i) => ({ email: `progress-wf${i}@example.com` }));
-    const jobId = await insertJob('contacts.import', { rows });
+    const jobId = await insertJob('contacts.import', {}, { rows, batchSize: 10 });
     const handle = await env.client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
       taskQueue,
       workflowId: `job-${jobId}`,
@@ -114,7 +116,7 @@ describe('jobWorkflow on the Temporal test environment', () => {
 
   it('marks the job failed with job_cancelled when cancelled, and the workflow ends cancelled', async () => {
     const rows = Array.from({ length: 3000 }, (_, i) => ({ email: `cancel-wf${i}@example.com` }));
-    const jobId = await insertJob('contacts.import', { rows });
+    const jobId = await insertJob('contacts.import', {}, { rows, batchSize: 10 });
     const handle = await env.client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
       taskQueue,
       workflowId: `job-${jobId}`,

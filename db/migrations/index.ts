@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as foundation from './001_foundation';
+import * as jobInputChunks from './002_job_input_chunks';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -7,6 +8,7 @@ import * as foundation from './001_foundation';
  */
 const migrations: Record<string, Knex.Migration> = {
   '001_foundation': foundation,
+  '002_job_input_chunks': jobInputChunks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
