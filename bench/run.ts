@@ -9,15 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { Client, Connection } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createDb, Db } from '../db/knex';
 import { newId } from '../services/ids';
 import { contactRowValues } from '../services/contacts';
-import { startServer } from '../server';
 import { bootstrapTeam } from '../services/teams';
-import { startWorker } from '../worker';
-import { startTestStack } from '../test/setup/stack';
+import { startApiProcess, startTestStack, startWorkerProcess } from '../test/setup/stack';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -67,18 +65,18 @@ async function main(): Promise<void> {
 
   try {
     // (a) Starting: nobody polls 'bench-idle', so only the start path is measured on both sides.
-    const idleApi = await startServer(loadConfig({ ...base, TEMPORAL_TASK_QUEUE: 'bench-idle' }), db);
+    const idleApi = await startApiProcess({ ...base, TEMPORAL_TASK_QUEUE: 'bench-idle' });
     const teamA = await bootstrapTeam(db, { team: `bench-a-${Date.now()}` });
     const raw = await rawStarts(client, 'bench-idle');
     const api = await autocannon({
-      url: `${idleApi.ctx.config.baseUrl}/jobs`,
+      url: `${idleApi.baseUrl}/jobs`,
       method: 'POST',
       connections: CONCURRENCY,
       duration: SECONDS,
       headers: { authorization: `Bearer ${teamA.token}`, 'x-team-slug': teamA.team, 'content-type': 'application/json' },
       body: JSON.stringify({ type: 'contacts.export' }),
     });
-    await idleApi.close();
+    await idleApi.stop();
     const non2xx = api.non2xx + api.errors;
     const apiRps = api.requests.average;
     results.push(
@@ -90,12 +88,14 @@ async function main(): Promise<void> {
     );
     log(results.slice(-7).join('\n'));
 
-    // (b) Completion: the real worker and a no-op workflow worker, on their own queues.
+    // (b) Completion: the real worker process and an in-process no-op workflow worker.
     const jobConfig = loadConfig({ ...base, TEMPORAL_TASK_QUEUE: 'bench-jobs' });
-    const jobWorker = await startWorker(jobConfig, db);
-    const noopWorker = await Worker.create({ connection: jobWorker.worker.options.connection!, taskQueue: 'bench-noop', workflowsPath: require.resolve('./noopWorkflow') });
+    const jobEnv = { ...base, TEMPORAL_TASK_QUEUE: 'bench-jobs' } as Record<string, string>;
+    const jobWorker = await startWorkerProcess(jobEnv);
+    const noopConnection = await NativeConnection.connect({ address: stack.temporal.address });
+    const noopWorker = await Worker.create({ connection: noopConnection, taskQueue: 'bench-noop', workflowsPath: require.resolve('./noopWorkflow') });
     const noopRun = noopWorker.run();
-    const jobsApi = await startServer(jobConfig, db);
+    const jobsApi = await startApiProcess(jobEnv);
     const teamB = await bootstrapTeam(db, { team: `bench-b-${Date.now()}` });
 
     let started = performance.now();
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     started = performance.now();
     const jobIds: string[] = [];
     await runPool(Array.from({ length: JOBS }, (_, i) => i), 16, async () => {
-      const res = await fetch(`${jobsApi.ctx.config.baseUrl}/jobs`, {
+      const res = await fetch(`${jobsApi.baseUrl}/jobs`, {
         method: 'POST',
         headers: { authorization: `Bearer ${teamB.token}`, 'x-team-slug': teamB.team, 'content-type': 'application/json' },
         body: JSON.stringify({ type: 'contacts.export' }),
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
 
     const teamC = await bootstrapTeam(db, { team: `bench-c-${Date.now()}` });
     started = performance.now();
-    const res = await fetch(`${jobsApi.ctx.config.baseUrl}/jobs`, {
+    const res = await fetch(`${jobsApi.baseUrl}/jobs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${teamC.token}`, 'x-team-slug': teamC.team, 'content-type': 'application/json' },
       body: JSON.stringify({ type: 'contacts.import', input: { rows } }),
@@ -163,8 +163,9 @@ async function main(): Promise<void> {
 
     noopWorker.shutdown();
     await noopRun;
-    await jobsApi.close();
-    await jobWorker.shutdown();
+    await noopConnection.close();
+    await jobsApi.stop();
+    await jobWorker.stop();
   } finally {
     await connection.close();
     await db.destroy();

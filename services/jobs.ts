@@ -46,18 +46,24 @@ export async function createJob(ctx: AppContext, team: TeamRef, userId: string, 
   const type = request.type as JobType;
   const jobId = newId('job');
   const workflowId = jobWorkflowId(jobId);
-  await ctx.db.transaction(async (trx) => {
-    await trx('jobs').insert({
-      id: jobId,
-      team_id: team.id,
-      type,
-      status: 'queued',
-      input: JSON.stringify(prepared.input),
-      workflow_id: workflowId,
-      created_by: userId,
+  const jobRow = {
+    id: jobId,
+    team_id: team.id,
+    type,
+    status: 'queued',
+    input: JSON.stringify(prepared.input),
+    workflow_id: workflowId,
+    created_by: userId,
+  };
+  if (prepared.rows) {
+    const rows = prepared.rows;
+    await ctx.db.transaction(async (trx) => {
+      await trx('jobs').insert(jobRow);
+      await storeJobRows(trx, jobId, rows, ctx.config.IMPORT_BATCH_SIZE);
     });
-    if (prepared.rows) await storeJobRows(trx, jobId, prepared.rows, ctx.config.IMPORT_BATCH_SIZE);
-  });
+  } else {
+    await ctx.db('jobs').insert(jobRow);
+  }
 
   try {
     const client = await ctx.temporal.client();

@@ -58,8 +58,21 @@ export interface WorkerProcess {
 }
 
 /** Runs `worker.ts` as its own process, the way it runs in production. */
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'worker.ts')], {
+export function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  // The readiness line is logged at info level, whatever level the caller asked for.
+  return startEntryProcess('worker.ts', { ...env, LOG_LEVEL: 'info' }, '"worker running"');
+}
+
+/** Runs `server.ts` as its own process on a free port; resolves with its base URL. */
+export async function startApiProcess(env: Record<string, string>): Promise<WorkerProcess & { baseUrl: string }> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}/v1`;
+  const api = await startEntryProcess('server.ts', { ...env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'info' }, '"API listening"');
+  return { ...api, baseUrl };
+}
+
+async function startEntryProcess(entry: string, env: Record<string, string>, readyMarker: string): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, entry)], {
     cwd: projectRoot,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,17 +80,17 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('"worker running"')) {
+      if (output.includes(readyMarker)) {
         clearTimeout(timer);
         resolve();
       }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`worker exited (${code}):\n${output}`)); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${entry} exited (${code}):\n${output}`)); });
   });
   child.stdout!.resume();
   child.stderr!.resume();
