@@ -3,7 +3,7 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm install --omit=dev --no-audit --no-fund
 COPY . .
 # Workers load this bundle instead of bundling workflow code at every start.
 RUN npx tsx scripts/bundle-workflows.ts /app/workflow-bundle.js
