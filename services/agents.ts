@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex';
-import { decodeCursor, Page, PageQuery, toPage } from './pagination';
+import { keysetPage, Page, PageQuery } from './pagination';
 
 interface AgentRow {
   seq: number;
@@ -16,14 +16,8 @@ export function presentAgent(row: AgentRow) {
 export type AgentJson = ReturnType<typeof presentAgent>;
 
 export async function listAgents(db: Db, teamId: string, page: PageQuery): Promise<Page<AgentJson>> {
-  const after = decodeCursor(page.cursor);
-  const rows: AgentRow[] = await db('agents')
-    .where({ team_id: teamId })
-    .modify((q) => { if (after !== null) q.where('seq', '>', after); })
-    .orderBy('seq')
-    .limit(page.limit + 1)
-    .select('seq', 'id', 'name', 'slug', 'mode', 'created_at');
-  return toPage(rows, page.limit, presentAgent);
+  const query = db('agents').where({ team_id: teamId }).select('seq', 'id', 'name', 'slug', 'mode', 'created_at');
+  return keysetPage(query, page, presentAgent);
 }
 
 export async function findAgent(db: Db, teamId: string, agentId: string): Promise<AgentRow | undefined> {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { AppError, notFound } from './errors';
 import { newId } from './ids';
-import { decodeCursor, Page, PageQuery, toPage } from './pagination';
+import { keysetPage, Page, PageQuery } from './pagination';
 
 const phoneSchema = z
   .string()
@@ -122,13 +122,7 @@ export async function createContact(db: Db, teamId: string, input: ContactCreate
 }
 
 export async function listContacts(db: Db, teamId: string, page: PageQuery): Promise<Page<ContactJson>> {
-  const after = decodeCursor(page.cursor);
-  const rows: ContactRow[] = await db('contacts')
-    .where({ team_id: teamId })
-    .modify((q) => { if (after !== null) q.where('seq', '>', after); })
-    .orderBy('seq')
-    .limit(page.limit + 1);
-  return toPage(rows, page.limit, presentContact);
+  return keysetPage(db('contacts').where({ team_id: teamId }), page, presentContact);
 }
 
 export async function getContact(db: Db, teamId: string, id: string): Promise<ContactJson> {

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { z } from 'zod';
 import { AppError } from './errors';
 
@@ -42,4 +43,16 @@ export function toPage<R extends { seq: number }, T>(rows: R[], limit: number, p
     data: pageRows.map(present),
     pagination: { nextCursor: hasMore && last ? encodeCursor(last.seq) : null, limit },
   };
+}
+
+/** Fetches one page of `query` (rows with a `seq` column) in creation order after the page's cursor. */
+export async function keysetPage<R extends { seq: number }, T>(
+  query: Knex.QueryBuilder,
+  page: PageQuery,
+  present: (row: R) => T,
+): Promise<Page<T>> {
+  const after = decodeCursor(page.cursor);
+  if (after !== null) query.where('seq', '>', after);
+  const rows = (await query.orderBy('seq').limit(page.limit + 1)) as R[];
+  return toPage(rows, page.limit, present);
 }

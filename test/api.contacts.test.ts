@@ -1,22 +1,13 @@
 import type { Db } from '../db/knex';
-import { apiClient, ApiClient, newTeam, startTestApi, TestTeam, testDb } from './helpers';
+import { apiClient, ApiClient, newTeam, startTestApi, TestTeam, useApiSuite } from './helpers';
 
 describe('contacts API', () => {
+  const suite = useApiSuite('contacts');
   let db: Db;
   let server: Awaited<ReturnType<typeof startTestApi>>;
   let team: TestTeam;
   let api: ApiClient;
-
-  beforeAll(async () => {
-    db = testDb();
-    server = await startTestApi(db);
-    team = await newTeam(db, 'contacts');
-    api = apiClient(server.baseUrl, team);
-  });
-  afterAll(async () => {
-    await server.close();
-    await db.destroy();
-  });
+  beforeAll(() => ({ db, server, team, api } = suite));
 
   it('creates a contact, splitting the name into first word and remainder', async () => {
     const res = await api.post('/contacts', { name: 'Ada  Lovelace King', email: 'ada@example.com', phone: '+44 20 7946 0958' });

@@ -1,23 +1,14 @@
 import type { Db } from '../db/knex';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
-import { apiClient, ApiClient, newTeam, startTestApi, temporalClient, TestTeam, testDb, waitForJob } from './helpers';
+import { apiClient, ApiClient, newTeam, startTestApi, temporalClient, TestTeam, useApiSuite, waitForJob } from './helpers';
 
 describe('jobs API', () => {
+  const suite = useApiSuite('jobs');
   let db: Db;
   let server: Awaited<ReturnType<typeof startTestApi>>;
   let team: TestTeam;
   let api: ApiClient;
-
-  beforeAll(async () => {
-    db = testDb();
-    server = await startTestApi(db);
-    team = await newTeam(db, 'jobs');
-    api = apiClient(server.baseUrl, team);
-  });
-  afterAll(async () => {
-    await server.close();
-    await db.destroy();
-  });
+  beforeAll(() => ({ db, server, team, api } = suite));
 
   it('accepts a job with 202, Location and an absolute statusUrl, then reports it succeeded', async () => {
     const res = await api.post('/jobs', { type: 'contacts.import', input: { rows: [{ name: 'Job Person', email: 'job.person@example.com' }] } });
@@ -218,38 +209,25 @@ describe('jobs API', () => {
       }
     });
 
-    it('a terminated job reads failed with job_terminated', async () => {
+    it.each([
+      ['terminated', 'job_terminated', 'The job was terminated by an operator before it finished'],
+      ['cancelled', 'job_cancelled', 'The job was cancelled by an operator before it finished'],
+    ])('a %s job reads failed with %s', async (action, code, message) => {
       const slow = await startTestApi(db, { IMPORT_BATCH_SIZE: '10' });
       const slowApi = apiClient(slow.baseUrl, team);
       const client = await temporalClient();
       try {
-        const rows = Array.from({ length: 3000 }, (_, i) => ({ email: `term${i}@example.com` }));
+        const rows = Array.from({ length: 3000 }, (_, i) => ({ email: `${action}${i}@example.com` }));
         const res = await slowApi.post('/jobs', { type: 'contacts.import', input: { rows } });
         await waitForJob(slowApi, res.body.jobId, { done: (j) => j.status === 'running' });
-        await client.workflow.getHandle(`job-${res.body.jobId}`).terminate('operator stopped it');
+        const handle = client.workflow.getHandle(`job-${res.body.jobId}`);
+        // What the Temporal UI's Terminate and Cancel buttons call.
+        if (action === 'terminated') await handle.terminate('operator stopped it');
+        else await handle.cancel();
         const job = await waitForJob(slowApi, res.body.jobId);
         expect(job.status).toBe('failed');
-        expect(job.error).toEqual({ error: { code: 'job_terminated', message: 'The job was terminated by an operator before it finished' } });
-      } finally {
-        await client.connection.close();
-        await slow.close();
-      }
-    });
-
-    it('a cancelled job reads failed with job_cancelled', async () => {
-      const slow = await startTestApi(db, { IMPORT_BATCH_SIZE: '10' });
-      const slowApi = apiClient(slow.baseUrl, team);
-      const client = await temporalClient();
-      try {
-        const rows = Array.from({ length: 3000 }, (_, i) => ({ email: `cancel${i}@example.com` }));
-        const res = await slowApi.post('/jobs', { type: 'contacts.import', input: { rows } });
-        await waitForJob(slowApi, res.body.jobId, { done: (j) => j.status === 'running' });
-        await client.workflow.getHandle(`job-${res.body.jobId}`).cancel();
-        const job = await waitForJob(slowApi, res.body.jobId);
-        expect(job.status).toBe('failed');
-        expect(job.error.error.code).toBe('job_cancelled');
-        const row = await db('jobs').where({ id: res.body.jobId }).first();
-        expect(row.status).toBe('failed');
+        expect(job.error).toEqual({ error: { code, message } });
+        expect((await db('jobs').where({ id: res.body.jobId }).first()).status).toBe('failed');
       } finally {
         await client.connection.close();
         await slow.close();

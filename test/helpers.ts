@@ -88,3 +88,22 @@ export async function temporalClient(): Promise<Client> {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Registers beforeAll/afterAll for a suite that talks to the API as one team: a database handle,
+ * the API on a free port, a fresh team and its client. Read the fields inside tests.
+ */
+export function useApiSuite(teamPrefix: string) {
+  const suite = {} as { db: Db; server: RunningServer & { baseUrl: string }; team: TestTeam; api: ApiClient };
+  beforeAll(async () => {
+    suite.db = testDb();
+    suite.server = await startTestApi(suite.db);
+    suite.team = await newTeam(suite.db, teamPrefix);
+    suite.api = apiClient(suite.server.baseUrl, suite.team);
+  });
+  afterAll(async () => {
+    await suite.server?.close();
+    await suite.db?.destroy();
+  });
+  return suite;
+}
