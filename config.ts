@@ -20,6 +20,8 @@ const envSchema = z.object({
   TEMPORAL_UI_PORT: z.coerce.number().int().default(8233),
   /** A prebuilt workflow bundle (scripts/bundle-workflows.ts); unset: bundled at worker start. */
   WORKFLOW_BUNDLE_PATH: z.string().optional(),
+  /** Where the worker serves Temporal SDK metrics for Prometheus (e.g. 0.0.0.0:9464); unset: off. */
+  WORKER_METRICS_BIND: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Rows per contacts.import activity; each batch is one activity with heartbeats. */
   IMPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(2000),

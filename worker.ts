@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from './activities';
 import { Config, loadConfig } from './config';
 import { createDb, Db } from './db/knex';
@@ -48,6 +48,10 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, 'worker');
+  if (config.WORKER_METRICS_BIND) {
+    // Workflow/activity task latencies, slots, poll results and more, from the SDK itself.
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: config.WORKER_METRICS_BIND } } } });
+  }
   const pg = await ensurePostgres({
     databaseUrl: config.DATABASE_URL,
     dataDir: path.join(config.dataDir, 'pg'),

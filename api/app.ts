@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import type { AppContext } from '../services/context';
 import { LocalDiskStorage } from '../services/storage';
 import { errorHandler, notFoundRoute } from './http';
+import { measureRequests, metricsRoute } from './metrics';
 import { agentsRouter } from './routes/agents';
 import { contactsRouter } from './routes/contacts';
 import { jobsRouter } from './routes/jobs';
@@ -15,7 +16,9 @@ export function createApp(ctx: AppContext): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'simple');
-  app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => req.url === '/healthz' } }));
+  app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' } }));
+  app.use(measureRequests);
+  app.get('/metrics', metricsRoute);
 
   app.get('/healthz', async (_req, res) => {
     const [db, temporal] = await Promise.all([

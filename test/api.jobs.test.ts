@@ -25,6 +25,15 @@ describe('jobs API', () => {
     expect(job.finishedAt).not.toBeNull();
   });
 
+  it('counts requests and started jobs in /metrics for Prometheus', async () => {
+    await api.post('/jobs', { type: 'contacts.export' });
+    const res = await fetch(`${server.url}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/jobs_started_total\{type="contacts.export"\} [1-9]/);
+    expect(text).toMatch(/http_request_duration_seconds_count\{method="POST",route="\/v1\/jobs",status="202"\} [1-9]/);
+  });
+
   it('tags the workflow for operators: id, search attributes and a readable summary', async () => {
     const res = await api.post('/jobs', { type: 'contacts.export' });
     await waitForJob(api, res.body.jobId);

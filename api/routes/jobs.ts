@@ -6,6 +6,7 @@ import { idempotencyKeySchema, runIdempotent } from '../../services/idempotency'
 import { createJob, createJobSchema, getJob } from '../../services/jobs';
 import { authOf, teamAccess } from '../auth';
 import { jsonBody, requireObjectBody, send } from '../http';
+import { jobsStarted } from '../metrics';
 
 const idempotencyHeaderSchema = z.object({ 'idempotency-key': idempotencyKeySchema.optional() });
 
@@ -18,6 +19,7 @@ export function jobsRouter(ctx: AppContext): Router {
     const body = parseOrThrow(createJobSchema, requireObjectBody(req), 'body');
     const execute = async () => {
       const accepted = await createJob(ctx, team, principal.userId, body);
+      jobsStarted.inc({ type: body.type });
       return { status: 202, body: accepted, headers: { Location: accepted.statusUrl } };
     };
     send(res, key ? await runIdempotent(ctx.db, { teamId: team.id, operation: 'jobs.create', key }, req.body, execute) : await execute());

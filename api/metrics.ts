@@ -1,0 +1,36 @@
+import type { RequestHandler } from 'express';
+import client from 'prom-client';
+
+/** Prometheus metrics of the API process: Node defaults plus request counts and latencies by route. */
+export const metricsRegistry = new client.Registry();
+client.collectDefaultMetrics({ register: metricsRegistry });
+
+const httpDuration = new client.Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP request latency by method, route pattern and status',
+  labelNames: ['method', 'route', 'status'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [metricsRegistry],
+});
+
+export const jobsStarted = new client.Counter({
+  name: 'jobs_started_total',
+  help: 'Jobs accepted and started as workflows, by type',
+  labelNames: ['type'],
+  registers: [metricsRegistry],
+});
+
+/** Labels by the matched route pattern (never the raw path, so ids do not explode the label set). */
+export const measureRequests: RequestHandler = (req, res, next) => {
+  const stop = httpDuration.startTimer();
+  res.on('finish', () => {
+    const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched';
+    stop({ method: req.method, route, status: String(res.statusCode) });
+  });
+  next();
+};
+
+export const metricsRoute: RequestHandler = async (_req, res) => {
+  res.setHeader('Content-Type', metricsRegistry.contentType);
+  res.send(await metricsRegistry.metrics());
+};
