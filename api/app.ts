@@ -5,6 +5,7 @@ import type { AppContext } from '../services/context';
 import { LocalDiskStorage } from '../services/storage';
 import { errorHandler, notFoundRoute } from './http';
 import { measureRequests, metricsRoute } from './metrics';
+import { buildOpenApiDocument } from './openapi';
 import { agentsRouter } from './routes/agents';
 import { contactsRouter } from './routes/contacts';
 import { jobsRouter } from './routes/jobs';
@@ -29,6 +30,8 @@ export function createApp(ctx: AppContext): Express {
   });
 
   const v1 = express.Router();
+  const openApiDocument = buildOpenApiDocument(ctx.config.baseUrl);
+  v1.get('/openapi.json', (_req, res) => res.json(openApiDocument));
   v1.use(agentsRouter(ctx));
   v1.use(contactsRouter(ctx));
   v1.use(jobsRouter(ctx));

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { keysetPage, Page, PageQuery } from './pagination';
 
@@ -10,10 +11,18 @@ interface AgentRow {
   created_at: Date;
 }
 
-export function presentAgent(row: AgentRow) {
-  return { uuid: row.id, name: row.name, slug: row.slug, mode: row.mode, createdAt: row.created_at.toISOString() };
+export const agentSchema = z.object({
+  uuid: z.uuid(),
+  name: z.string(),
+  slug: z.string(),
+  mode: z.enum(['auto', 'manual']),
+  createdAt: z.iso.datetime(),
+});
+export type AgentJson = z.infer<typeof agentSchema>;
+
+export function presentAgent(row: AgentRow): AgentJson {
+  return { uuid: row.id, name: row.name, slug: row.slug, mode: row.mode as AgentJson['mode'], createdAt: row.created_at.toISOString() };
 }
-export type AgentJson = ReturnType<typeof presentAgent>;
 
 export async function listAgents(db: Db, teamId: string, page: PageQuery): Promise<Page<AgentJson>> {
   const query = db('agents').where({ team_id: teamId }).select('seq', 'id', 'name', 'slug', 'mode', 'created_at');

@@ -84,7 +84,27 @@ export function contactRowValues(fields: ContactFields, extra: Record<string, un
   };
 }
 
-export function presentContact(row: ContactRow) {
+export const contactSchema = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  company: z.string().nullable(),
+  title: z.string().nullable(),
+  location: z.string().nullable(),
+  tags: z.array(z.string()),
+  properties: z.record(z.string(), z.unknown()),
+  marketingConsent: z.enum(['granted', 'pending']),
+  optedOut: z.boolean(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  lastContactAt: z.iso.datetime().nullable(),
+});
+export type ContactJson = z.infer<typeof contactSchema>;
+
+export function presentContact(row: ContactRow): ContactJson {
   return {
     id: row.id,
     name: row.name,
@@ -97,14 +117,13 @@ export function presentContact(row: ContactRow) {
     location: row.location,
     tags: row.tags,
     properties: row.properties,
-    marketingConsent: row.marketing_consent,
+    marketingConsent: row.marketing_consent as ContactJson['marketingConsent'],
     optedOut: row.opted_out_at !== null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     lastContactAt: row.last_contact_at?.toISOString() ?? null,
   };
 }
-export type ContactJson = ReturnType<typeof presentContact>;
 
 export async function createContact(db: Db, teamId: string, input: ContactCreate): Promise<ContactJson> {
   const extra = Object.fromEntries(Object.entries(input).filter(([key]) => !KNOWN_FIELDS.has(key)));

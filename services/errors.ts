@@ -1,4 +1,13 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+
+/** The spec's Error resource. */
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
 
 /** A failure the API reports in the spec's error envelope: `{ error: { code, message, details? } }`. */
 export class AppError extends Error {
@@ -18,9 +27,7 @@ export class AppError extends Error {
   }
 }
 
-export interface ErrorBody {
-  error: { code: string; message: string; details?: Record<string, unknown> };
-}
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
 export const invalidState = (message: string, details?: Record<string, unknown>) =>

@@ -4,7 +4,7 @@ import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttrib
 import type { jobWorkflow, JobProgress } from '../workflows/job';
 import type { Db } from '../db/knex';
 import type { AppContext, TeamRef } from './context';
-import { AppError, notFound } from './errors';
+import { AppError, ErrorBody, errorBodySchema, notFound } from './errors';
 import { newId } from './ids';
 import { JobType, prepareJobInput } from './jobTypes';
 
@@ -17,10 +17,23 @@ export type CreateJob = z.infer<typeof createJobSchema>;
 export const jobStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed']);
 export type JobStatus = z.infer<typeof jobStatusSchema>;
 
-/** The spec's Error resource, which is also the shape of a job's `error`. */
-export interface JobError {
-  error: { code: string; message: string; details?: Record<string, unknown> };
-}
+/** A job's `error` is the spec's Error resource. */
+export type JobError = ErrorBody;
+
+export const jobAcceptedSchema = z.object({ jobId: z.string(), status: jobStatusSchema, statusUrl: z.url() });
+
+export const jobSchema = z.object({
+  jobId: z.string(),
+  type: z.string(),
+  status: jobStatusSchema,
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: errorBodySchema.optional(),
+  progress: z.object({ phase: z.string(), completed: z.number().int(), total: z.number().int().nullable() }).optional(),
+  createdAt: z.iso.datetime(),
+  startedAt: z.iso.datetime().nullable(),
+  finishedAt: z.iso.datetime().nullable(),
+});
+export type JobJson = z.infer<typeof jobSchema>;
 
 interface JobRow {
   id: string;
@@ -88,7 +101,8 @@ export async function createJob(ctx: AppContext, team: TeamRef, userId: string, 
       'Retry-After': '5',
     });
   }
-  return { jobId, status: 'queued' as JobStatus, statusUrl: jobStatusUrl(ctx, jobId) };
+  const accepted: z.infer<typeof jobAcceptedSchema> = { jobId, status: 'queued', statusUrl: jobStatusUrl(ctx, jobId) };
+  return accepted;
 }
 
 /** Stores a job's rows in slices of `batchSize`: slice n holds rows [n*batchSize, (n+1)*batchSize). */
@@ -161,7 +175,7 @@ function presentResult(ctx: AppContext, result: Record<string, unknown>): Record
   return typeof result.mediaId === 'string' ? { ...result, url: `${ctx.config.baseUrl}/media/${result.mediaId}/content` } : result;
 }
 
-function presentJob(ctx: AppContext, row: JobRow, progress?: JobProgress) {
+function presentJob(ctx: AppContext, row: JobRow, progress?: JobProgress): JobJson {
   return {
     jobId: row.id,
     type: row.type,

@@ -9,9 +9,14 @@ export const pageQuerySchema = z.object({
 });
 export type PageQuery = z.infer<typeof pageQuerySchema>;
 
+export const paginationSchema = z.object({ nextCursor: z.string().nullable(), limit: z.number().int() });
+
+/** The list envelope of every list endpoint, around `item`. */
+export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), pagination: paginationSchema });
+
 export interface Page<T> {
   data: T[];
-  pagination: { nextCursor: string | null; limit: number };
+  pagination: z.infer<typeof paginationSchema>;
 }
 
 export function encodeCursor(seq: number): string {

@@ -1,0 +1,87 @@
+import { OpenApiGeneratorV3, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { agentSchema } from '../services/agents';
+import { contactCreateSchema, contactSchema } from '../services/contacts';
+import { errorBodySchema } from '../services/errors';
+import { idempotencyKeySchema } from '../services/idempotency';
+import { createJobSchema, jobAcceptedSchema, jobSchema } from '../services/jobs';
+import { jobTypeNames } from '../services/jobTypes';
+import { pageQuerySchema, pageSchema } from '../services/pagination';
+
+/**
+ * The API's description document (OpenAPI 3.0, version 1.0.0 as the spec says), built from the
+ * same zod schemas that validate requests and type the responses.
+ */
+export function buildOpenApiDocument(baseUrl: string) {
+  const registry = new OpenAPIRegistry();
+  const bearer = registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API token (`npm run cli -- bootstrap`); the team comes from X-Team-Slug.',
+  });
+  const security = [{ [bearer.name]: [] }];
+  const teamHeader = z.object({ 'x-team-slug': z.string().describe('The team the request acts for') });
+  const writeHeaders = teamHeader.extend({ 'idempotency-key': idempotencyKeySchema.optional() });
+  // Schemas are inlined rather than registered as named components: naming needs zod's
+  // `.openapi()` extension installed before the services define their schemas.
+  const error = errorBodySchema;
+  const errorResponses = Object.fromEntries(
+    [
+      [400, 'validation_error'], [401, 'unauthorized'], [403, 'forbidden / insufficient_scope'], [404, 'not_found'],
+      [409, 'conflict (Idempotency-Key reused with another body)'], [413, 'payload_too_large'], [415, 'unsupported_media_type'],
+    ].map(([status, description]) => [status, { description: String(description), content: { 'application/json': { schema: error } } }]),
+  );
+  const agent = agentSchema;
+  const contact = contactSchema;
+  const job = jobSchema;
+
+  registry.registerPath({
+    method: 'get', path: '/agents', summary: "List the team's agents", security,
+    request: { headers: teamHeader, query: pageQuerySchema },
+    responses: { 200: { description: 'A page of agents', content: { 'application/json': { schema: pageSchema(agent) } } }, ...errorResponses },
+  });
+  registry.registerPath({
+    method: 'get', path: '/contacts', summary: "List the team's contacts", security,
+    request: { headers: teamHeader, query: pageQuerySchema },
+    responses: { 200: { description: 'A page of contacts', content: { 'application/json': { schema: pageSchema(contact) } } }, ...errorResponses },
+  });
+  registry.registerPath({
+    method: 'post', path: '/contacts', summary: 'Create a contact (first name = first word of name, last name = the rest)', security,
+    request: { headers: writeHeaders, body: { required: true, content: { 'application/json': { schema: contactCreateSchema } } } },
+    responses: { 201: { description: 'The contact', content: { 'application/json': { schema: contact } } }, ...errorResponses },
+  });
+  registry.registerPath({
+    method: 'get', path: '/contacts/{contactId}', summary: 'Read one contact', security,
+    request: { headers: teamHeader, params: z.object({ contactId: z.string() }) },
+    responses: { 200: { description: 'The contact', content: { 'application/json': { schema: contact } } }, ...errorResponses },
+  });
+  registry.registerPath({
+    method: 'post', path: '/jobs', summary: `Start a job (types: ${jobTypeNames.join(', ')})`, security,
+    request: { headers: writeHeaders, body: { required: true, content: { 'application/json': { schema: createJobSchema } } } },
+    responses: {
+      202: {
+        description: 'Accepted; poll statusUrl',
+        headers: z.object({ location: z.url() }),
+        content: { 'application/json': { schema: jobAcceptedSchema } },
+      },
+      503: { description: 'temporal_unavailable', content: { 'application/json': { schema: error } } },
+      ...errorResponses,
+    },
+  });
+  registry.registerPath({
+    method: 'get', path: '/jobs/{jobId}', summary: 'Read a job, with progress while it runs', security,
+    request: { headers: teamHeader, params: z.object({ jobId: z.string() }) },
+    responses: { 200: { description: 'The job', content: { 'application/json': { schema: job } } }, ...errorResponses },
+  });
+  registry.registerPath({
+    method: 'get', path: '/media/{mediaId}/content', summary: 'Download a media file (e.g. a contacts.export result)', security,
+    request: { headers: teamHeader, params: z.object({ mediaId: z.string() }) },
+    responses: { 200: { description: 'The file' }, ...errorResponses },
+  });
+
+  return new OpenApiGeneratorV3(registry.definitions).generateDocument({
+    openapi: '3.0.3',
+    info: { title: 'Team Agent Platform API', version: '1.0.0' },
+    servers: [{ url: baseUrl }],
+  });
+}
