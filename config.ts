@@ -20,6 +20,8 @@ const envSchema = z.object({
   TEMPORAL_UI_PORT: z.coerce.number().int().default(8233),
   /** A prebuilt workflow bundle (scripts/bundle-workflows.ts); unset: bundled at worker start. */
   WORKFLOW_BUNDLE_PATH: z.string().optional(),
+  /** Bearer token that may read the API's /metrics from anywhere; unset: loopback callers only. */
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** Where the worker serves Temporal SDK metrics for Prometheus (e.g. 0.0.0.0:9464); unset: off. */
   WORKER_METRICS_BIND: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

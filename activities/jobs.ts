@@ -81,7 +81,7 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
     async importContactsBatch(args: { jobId: string; offset: number; limit: number }): Promise<Omit<ImportSummary, 'total'>> {
       const { jobId, offset, limit } = args;
       heartbeat({ offset });
-      const { team_id: teamId } = await db('jobs').where({ id: jobId }).first('team_id');
+      const { team_id: teamId } = await loadJob(jobId);
       const slice = await db('job_input_chunks').where({ job_id: jobId, position: Math.floor(offset / limit) }).first('rows');
       const rows = ((slice?.rows ?? []) as unknown[]).map((row, i) => ({ idx: offset + i, row }));
 

@@ -19,7 +19,7 @@ export function createApp(ctx: AppContext): Express {
   app.set('query parser', 'simple');
   app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' } }));
   app.use(measureRequests);
-  app.get('/metrics', metricsRoute);
+  app.get('/metrics', metricsRoute(ctx.config.METRICS_TOKEN));
 
   app.get('/healthz', async (_req, res) => {
     const [db, temporal] = await Promise.all([

@@ -17,7 +17,31 @@ export function jsonBody(limit: string): RequestHandler[] {
     }
     next();
   };
-  return [requireJsonType, express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] })];
+  const limitNesting: RequestHandler = (req, _res, next) => {
+    if (nestingDepth(req.body) > MAX_JSON_DEPTH) {
+      throw new AppError(400, 'validation_error', `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`, {
+        issues: [{ path: '', message: 'nested too deeply', code: 'too_deep' }],
+      });
+    }
+    next();
+  };
+  return [requireJsonType, express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }), limitNesting];
+}
+
+const MAX_JSON_DEPTH = 32;
+
+/** Depth of a parsed JSON value, counted without recursion (a hostile body must not overflow the stack). */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_JSON_DEPTH) return deepest;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** The body of a write that requires one: a JSON object. */
@@ -45,7 +69,12 @@ interface BodyParserError extends Error {
   type?: string;
   status?: number;
   limit?: number;
+  /** Set on errors from Postgres (SQLSTATE). */
+  code?: string;
 }
+
+/** Postgres errors caused by what the client sent: text it cannot store (NUL) or not of a column's type. */
+const CLIENT_DATA_SQLSTATES = new Set(['22021', '22P05', '22P02', '22001']);
 
 /** Every error leaves as `{ error: { code, message, details? } }`; unexpected ones as a logged 500. */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -63,6 +92,10 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req: Request, re
     });
   } else if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
     appError = new AppError(415, 'unsupported_media_type', parserError.message);
+  } else if (parserError?.code && CLIENT_DATA_SQLSTATES.has(parserError.code)) {
+    appError = new AppError(400, 'validation_error', 'The request contains a value that cannot be stored (for example a NUL character)', {
+      issues: [{ path: '', message: parserError.message, code: 'invalid_value' }],
+    });
   } else if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
     appError = new AppError(parserError.status, 'bad_request', parserError.message);
   } else {

@@ -30,7 +30,17 @@ export const measureRequests: RequestHandler = (req, res, next) => {
   next();
 };
 
-export const metricsRoute: RequestHandler = async (_req, res) => {
-  res.setHeader('Content-Type', metricsRegistry.contentType);
-  res.send(await metricsRegistry.metrics());
-};
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/**
+ * Prometheus scrape endpoint. Not public: answered to loopback callers, or to
+ * `Authorization: Bearer $METRICS_TOKEN` when that is set; anyone else gets the 404 of an unknown route.
+ */
+export function metricsRoute(metricsToken: string | undefined): RequestHandler {
+  return async (req, res, next) => {
+    const allowed = metricsToken ? req.headers.authorization === `Bearer ${metricsToken}` : LOOPBACK.has(req.ip ?? '');
+    if (!allowed) return next();
+    res.setHeader('Content-Type', metricsRegistry.contentType);
+    res.send(await metricsRegistry.metrics());
+  };
+}

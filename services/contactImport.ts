@@ -1,11 +1,12 @@
 import { contactFieldsSchema, ContactFields } from './contacts';
 
-const FIELD_BY_LOWERCASE: Record<string, keyof ContactFields> = {
-  name: 'name', fullname: 'name', 'full name': 'name',
-  email: 'email', 'e-mail': 'email',
-  phone: 'phone', company: 'company', title: 'title', location: 'location',
-  tags: 'tags', properties: 'properties',
-};
+// A Map, so that headers such as `constructor` or `__proto__` are ordinary unknown columns.
+const FIELD_BY_LOWERCASE = new Map<string, keyof ContactFields>([
+  ['name', 'name'], ['fullname', 'name'], ['full name', 'name'],
+  ['email', 'email'], ['e-mail', 'email'],
+  ['phone', 'phone'], ['company', 'company'], ['title', 'title'], ['location', 'location'],
+  ['tags', 'tags'], ['properties', 'properties'],
+]);
 
 export type ImportRowOutcome =
   | { ok: true; fields: ContactFields; extra: Record<string, unknown> }
@@ -18,15 +19,16 @@ export type ImportRowOutcome =
 export function normalizeImportRow(raw: Record<string, unknown>): ImportRowOutcome {
   const fields: Record<string, unknown> = {};
   const extra: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
+  for (const [key, rawValue] of Object.entries(raw)) {
+    const value = typeof rawValue === 'string' ? rawValue.trim() : rawValue;
     if (value === '' || value === null || value === undefined) continue;
-    const field = FIELD_BY_LOWERCASE[key.trim().toLowerCase()];
+    const field = FIELD_BY_LOWERCASE.get(key.trim().toLowerCase());
     if (!field) {
       extra[key.trim()] = typeof value === 'object' ? JSON.stringify(value) : value;
     } else if (field === 'tags' && typeof value === 'string') {
       fields.tags = value.split(/[,;|]/).map((t) => t.trim()).filter(Boolean);
     } else {
-      fields[field] = typeof value === 'string' ? value.trim() : value;
+      fields[field] = value;
     }
   }
   if (fields.name === undefined && fields.email === undefined && fields.phone === undefined) {

@@ -26,14 +26,10 @@ export const contactFieldsSchema = z.object({
 });
 
 /**
- * POST /v1/contacts body. Contacts accept additional properties (spec): unknown top-level keys
- * with scalar values are kept as custom properties rather than dropped.
+ * POST /v1/contacts body: every field optional, as the spec says. Contacts accept additional
+ * properties (spec): unknown top-level keys with scalar values are kept as custom properties.
  */
-export const contactCreateSchema = contactFieldsSchema
-  .catchall(propertyValueSchema)
-  .refine((c) => c.name !== undefined || c.email !== undefined || c.phone !== undefined, {
-    message: 'a contact needs at least one of name, email or phone',
-  });
+export const contactCreateSchema = contactFieldsSchema.catchall(propertyValueSchema);
 export type ContactCreate = z.infer<typeof contactCreateSchema>;
 export type ContactFields = z.infer<typeof contactFieldsSchema>;
 
@@ -84,44 +80,41 @@ export function contactRowValues(fields: ContactFields, extra: Record<string, un
   };
 }
 
+/** A contact as the API answers it. The spec types name, email and phone as strings: absent ones are left out, never null. */
 export const contactSchema = z.object({
   id: z.string(),
-  name: z.string().nullable(),
-  firstName: z.string().nullable(),
-  lastName: z.string().nullable(),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
-  company: z.string().nullable(),
-  title: z.string().nullable(),
-  location: z.string().nullable(),
+  name: z.string().optional(),
+  firstName: z.string().optional(),
+  lastName: z.string().optional(),
+  email: z.string().optional(),
+  phone: z.string().optional(),
+  company: z.string().optional(),
+  title: z.string().optional(),
+  location: z.string().optional(),
   tags: z.array(z.string()),
   properties: z.record(z.string(), z.unknown()),
   marketingConsent: z.enum(['granted', 'pending']),
   optedOut: z.boolean(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
-  lastContactAt: z.iso.datetime().nullable(),
+  lastContactAt: z.iso.datetime().optional(),
 });
 export type ContactJson = z.infer<typeof contactSchema>;
 
 export function presentContact(row: ContactRow): ContactJson {
+  const optional = {
+    name: row.name, firstName: row.first_name, lastName: row.last_name, email: row.email, phone: row.phone,
+    company: row.company, title: row.title, location: row.location, lastContactAt: row.last_contact_at?.toISOString(),
+  };
   return {
     id: row.id,
-    name: row.name,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    email: row.email,
-    phone: row.phone,
-    company: row.company,
-    title: row.title,
-    location: row.location,
+    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null && value !== undefined)),
     tags: row.tags,
     properties: row.properties,
     marketingConsent: row.marketing_consent as ContactJson['marketingConsent'],
     optedOut: row.opted_out_at !== null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
-    lastContactAt: row.last_contact_at?.toISOString() ?? null,
   };
 }
 

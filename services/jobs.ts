@@ -1,4 +1,4 @@
-import { WorkflowExecutionStatusName, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowExecutionStatusName, WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
 import type { jobWorkflow, JobProgress } from '../workflows/job';
@@ -93,13 +93,15 @@ export async function createJob(ctx: AppContext, team: TeamRef, userId: string, 
       staticDetails: `Job **${jobId}** (\`${type}\`) of team **${team.slug}**. Status: GET ${jobStatusUrl(ctx, jobId)}`,
     });
   } catch (err) {
-    ctx.logger.error({ err, jobId }, 'could not start the job workflow');
-    await markJobFailed(ctx, jobId, {
-      error: { code: 'temporal_unavailable', message: 'The job could not be started: the workflow service is unavailable' },
-    });
-    throw new AppError(503, 'temporal_unavailable', 'The workflow service is unavailable; retry the request', undefined, {
-      'Retry-After': '5',
-    });
+    // Started already (a retried start whose first attempt did reach the server): that is success.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
+      // The row stays `queued`: the start may have reached Temporal even though the answer was
+      // lost. Reading the job settles it (running, or `job_lost` once Temporal has no record).
+      ctx.logger.error({ err, jobId }, 'could not start the job workflow');
+      throw new AppError(503, 'temporal_unavailable', 'The workflow service is unavailable; retry the request', { jobId }, {
+        'Retry-After': '5',
+      });
+    }
   }
   const accepted: z.infer<typeof jobAcceptedSchema> = { jobId, status: 'queued', statusUrl: jobStatusUrl(ctx, jobId) };
   return accepted;

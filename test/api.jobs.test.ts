@@ -34,6 +34,17 @@ describe('jobs API', () => {
     expect(text).toMatch(/http_request_duration_seconds_count\{method="POST",route="\/v1\/jobs",status="202"\} [1-9]/);
   });
 
+  it('keeps /metrics from callers that are neither local nor hold METRICS_TOKEN', async () => {
+    const guarded = await startTestApi(db, { METRICS_TOKEN: 'metrics-token-0123456789' });
+    try {
+      expect((await fetch(`${guarded.url}/metrics`)).status).toBe(404);
+      expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(404);
+      expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789' } })).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('tags the workflow for operators: id, search attributes and a readable summary', async () => {
     const res = await api.post('/jobs', { type: 'contacts.export' });
     await waitForJob(api, res.body.jobId);
@@ -80,6 +91,41 @@ describe('jobs API', () => {
     ]);
     expect(imported[0].tags).toEqual(['a', 'b']);
     expect(imported[1].properties).toEqual({ favourite: 'tea' });
+  });
+
+  it('treats blank cells as absent and odd headers as plain custom properties', async () => {
+    const csv = 'name,email,constructor,__proto__\n   ,blank-name@example.com,yes,no\n';
+    const res = await api.post('/jobs', { type: 'contacts.import', input: { csv } });
+    const job = await waitForJob(api, res.body.jobId);
+    expect(job.result).toMatchObject({ imported: 1, failed: 0 });
+    const row = await db('contacts').where({ team_id: team.teamId, email: 'blank-name@example.com' }).first();
+    expect(row.name).toBeNull();
+    expect(row.properties).toEqual({ constructor: 'yes', __proto__: 'no' });
+  });
+
+  it('answers 503 temporal_unavailable when Temporal cannot be reached, and keeps the job readable', async () => {
+    const cut = await startTestApi(db, { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    try {
+      const cutApi = apiClient(cut.baseUrl, team);
+      const res = await cutApi.post('/jobs', { type: 'contacts.export' });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('temporal_unavailable');
+      expect(res.headers.get('retry-after')).toBe('5');
+      // The start may have reached Temporal even though its answer was lost: the job stays queued.
+      const read = await cutApi.get(`/jobs/${res.body.error.details.jobId}`);
+      expect(read.status).toBe(200);
+      expect(read.body.status).toBe('queued');
+    } finally {
+      await cut.close();
+    }
+  });
+
+  it('rejects a deeply nested job input with 400, with or without an Idempotency-Key', async () => {
+    const deep = `{"type":"contacts.export","input":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+    for (const headers of [{}, { 'idempotency-key': 'deep-job' }] as Record<string, string>[]) {
+      const res = await api.call('POST', '/jobs', deep, { 'content-type': 'application/json', ...headers });
+      expect(res.status).toBe(400);
+    }
   });
 
   it('imports CSV text', async () => {

@@ -37,6 +37,8 @@ describe('rules without I/O', () => {
       ok: true, fields: { name: 'Bo', email: 'bo@x.io', tags: ['a', 'b', 'c'] }, extra: { shoe: 42 },
     });
     expect(normalizeImportRow({ email: '' })).toEqual({ ok: false, message: 'a contact needs at least one of name, email or phone' });
+    expect(normalizeImportRow({ name: '   ', email: 'a@b.co' })).toEqual({ ok: true, fields: { email: 'a@b.co' }, extra: {} });
+    expect(normalizeImportRow({ constructor: 'x', email: 'a@b.co' })).toMatchObject({ ok: true, extra: { constructor: 'x' } });
     expect(normalizeImportRow({ phone: 'x' })).toMatchObject({ ok: false });
   });
 

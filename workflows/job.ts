@@ -1,4 +1,5 @@
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
@@ -38,10 +39,15 @@ const bookkeeping = proxyLocalActivities<JobActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 
-/** Batch activities heartbeat, so a worker that dies mid-batch is noticed within the heartbeat timeout. */
+/**
+ * Batch activities heartbeat, so a worker that dies mid-batch is noticed within the heartbeat
+ * timeout. On cancellation the workflow waits for the batch in flight to end, so nothing is
+ * written after the job reads `failed`.
+ */
 const work = proxyActivities<JobActivities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '10 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', nonRetryableErrorTypes: ['InvalidJobInput'] },
 });
 

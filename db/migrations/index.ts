@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as foundation from './001_foundation';
 import * as jobInputChunks from './002_job_input_chunks';
+import * as idempotencyClaims from './003_idempotency_claims';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -9,6 +10,7 @@ import * as jobInputChunks from './002_job_input_chunks';
 const migrations: Record<string, Knex.Migration> = {
   '001_foundation': foundation,
   '002_job_input_chunks': jobInputChunks,
+  '003_idempotency_claims': idempotencyClaims,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
