@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../db/knex';
 import { normalizeImportRow } from '../services/contactImport';
 import { contactRowValues, ContactRow } from '../services/contacts';
-import type { JobError } from '../services/jobs';
+import { JobError, markJobRunning, settleJob } from '../services/jobs';
 import type { ExportInput, IngestInput } from '../services/jobTypes';
 import { newId } from '../services/ids';
 import { chunkText } from '../services/knowledge';
@@ -51,21 +51,15 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
 
   return {
     async markJobRunning(jobId: string): Promise<void> {
-      await db('jobs').where({ id: jobId, status: 'queued' }).update({ status: 'running', started_at: db.fn.now() });
+      await markJobRunning(db, jobId);
     },
 
     async completeJob(jobId: string, result: Record<string, unknown>): Promise<void> {
-      await db('jobs')
-        .where({ id: jobId })
-        .whereIn('status', ['queued', 'running'])
-        .update({ status: 'succeeded', result: JSON.stringify(result), finished_at: db.fn.now() });
+      await settleJob(db, jobId, { status: 'succeeded', result });
     },
 
     async failJob(jobId: string, error: JobError): Promise<void> {
-      await db('jobs')
-        .where({ id: jobId })
-        .whereIn('status', ['queued', 'running'])
-        .update({ status: 'failed', error: JSON.stringify(error), finished_at: db.fn.now() });
+      await settleJob(db, jobId, { status: 'failed', error });
     },
 
     async countImportRows(jobId: string): Promise<number> {

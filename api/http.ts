@@ -1,7 +1,11 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import { AppError } from '../services/errors';
-import type { StoredResponse } from '../services/idempotency';
+import { z } from 'zod';
+import type { AppContext } from '../services/context';
+import { authOf } from './auth';
+import { parseOrThrow } from '../services/errors';
+import { idempotencyKeySchema, runIdempotent, StoredResponse } from '../services/idempotency';
 
 /**
  * A JSON body parser whose every failure is answered in the error envelope: a body that is not
@@ -55,9 +59,23 @@ export function requireObjectBody(req: Request): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-export function send(res: Response, response: StoredResponse & { replayed?: boolean }): void {
+const idempotencyHeaderSchema = z.object({ 'idempotency-key': idempotencyKeySchema.optional() });
+
+/**
+ * Answers a write of a `teamAccess` route through `execute`, once per `Idempotency-Key` when the
+ * request carries one (the rule itself is `runIdempotent` in services/).
+ */
+export async function respondIdempotently(
+  ctx: AppContext,
+  req: Request,
+  res: Response,
+  operation: string,
+  execute: () => Promise<StoredResponse>,
+): Promise<void> {
+  const { 'idempotency-key': key } = parseOrThrow(idempotencyHeaderSchema, req.headers, 'header');
+  const response = key ? await runIdempotent(ctx.db, { teamId: authOf(req).team.id, operation, key }, req.body, execute) : await execute();
   for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
-  if (response.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  if ('replayed' in response && response.replayed) res.setHeader('Idempotent-Replayed', 'true');
   res.status(response.status).json(response.body);
 }
 

@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       body: JSON.stringify({ type: 'contacts.import', input: { rows } }),
     });
     const { jobId } = (await res.json()) as { jobId: string };
-    await waitUntil(async () => (await db('jobs').where({ id: jobId }).first('status')).status !== 'queued' && (await db('jobs').where({ id: jobId }).first('status')).status !== 'running', 600_000);
+    await waitUntil(async () => ['succeeded', 'failed'].includes((await db('jobs').where({ id: jobId }).first('status')).status), 600_000);
     const importSeconds = (performance.now() - started) / 1000;
     const job = await db('jobs').where({ id: jobId }).first();
     const history = (await client.workflow.getHandle(`job-${jobId}`).describe()).historyLength;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
 
 export interface PostgresHandle {
   url: string;
@@ -65,8 +66,7 @@ export async function ensurePostgres(opts: {
 
 /** Creates a database on the server of `baseUrl` (used for fresh test databases). */
 export async function createDatabase(baseUrl: string, name: string): Promise<string> {
-  const { Client } = await import('pg');
-  const admin = new Client({ connectionString: baseUrl });
+  const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE "${name}"`);
@@ -79,8 +79,7 @@ export async function createDatabase(baseUrl: string, name: string): Promise<str
 }
 
 export async function dropDatabase(baseUrl: string, name: string): Promise<void> {
-  const { Client } = await import('pg');
-  const admin = new Client({ connectionString: baseUrl });
+  const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   try {
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { newId } from './ids';
 
@@ -32,13 +33,20 @@ export interface ApiTokenOwner {
   userId: string;
 }
 
+/**
+ * The `api_tokens` row of `token` if it is live (not revoked, not expired); null for anything
+ * that is not one of our tokens. Callers join what else they need onto it.
+ */
+export function liveApiToken(db: Db, token: string): Knex.QueryBuilder | null {
+  if (!token.startsWith(TOKEN_PREFIX)) return null;
+  return db('api_tokens')
+    .where('api_tokens.token_hash', hashToken(token))
+    .whereNull('api_tokens.revoked_at')
+    .where((q) => q.whereNull('api_tokens.expires_at').orWhere('api_tokens.expires_at', '>', db.fn.now()));
+}
+
 /** The user behind a live API token, or null for an unknown, revoked or expired one. */
 export async function findApiTokenOwner(db: Db, token: string): Promise<ApiTokenOwner | null> {
-  if (!token.startsWith(TOKEN_PREFIX)) return null;
-  const row = await db('api_tokens')
-    .where({ token_hash: hashToken(token) })
-    .whereNull('revoked_at')
-    .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()))
-    .first('id', 'user_id');
+  const row = await liveApiToken(db, token)?.first('id', 'user_id');
   return row ? { tokenId: row.id, userId: row.user_id } : null;
 }

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowExecutionStatusName, WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
-import type { jobWorkflow, JobProgress } from '../workflows/job';
+import type { jobWorkflow } from '../workflows/job';
 import type { Db } from '../db/knex';
 import type { AppContext, TeamRef } from './context';
 import { AppError, ErrorBody, errorBodySchema, notFound } from './errors';
@@ -22,13 +22,20 @@ export type JobError = ErrorBody;
 
 export const jobAcceptedSchema = z.object({ jobId: z.string(), status: jobStatusSchema, statusUrl: z.url() });
 
+export const jobProgressSchema = z.object({
+  phase: z.enum(['starting', 'importing', 'exporting', 'ingesting', 'finishing']),
+  completed: z.number().int(),
+  total: z.number().int().nullable(),
+});
+export type JobProgress = z.infer<typeof jobProgressSchema>;
+
 export const jobSchema = z.object({
   jobId: z.string(),
   type: z.string(),
   status: jobStatusSchema,
   result: z.record(z.string(), z.unknown()).optional(),
   error: errorBodySchema.optional(),
-  progress: z.object({ phase: z.string(), completed: z.number().int(), total: z.number().int().nullable() }).optional(),
+  progress: jobProgressSchema.optional(),
   createdAt: z.iso.datetime(),
   startedAt: z.iso.datetime().nullable(),
   finishedAt: z.iso.datetime().nullable(),
@@ -117,11 +124,26 @@ export async function storeJobRows(db: Db, jobId: string, rows: unknown[], batch
   for (let i = 0; i < slices.length; i += 8) await db('job_input_chunks').insert(slices.slice(i, i + 8));
 }
 
-async function markJobFailed(ctx: AppContext, jobId: string, error: JobError): Promise<void> {
-  await ctx.db('jobs')
+/** queued → running; a no-op for a job that already moved on. */
+export async function markJobRunning(db: Db, jobId: string): Promise<void> {
+  await db('jobs').where({ id: jobId, status: 'queued' }).update({ status: 'running', started_at: db.fn.now() });
+}
+
+export type JobOutcome = { status: 'succeeded'; result: Record<string, unknown> } | { status: 'failed'; error: JobError };
+
+/**
+ * A job's final state. Only a job still in flight is settled, so the first outcome wins: a late
+ * writer (the read side reconciling, a retried activity) never overwrites it.
+ */
+export async function settleJob(db: Db, jobId: string, outcome: JobOutcome): Promise<void> {
+  await db('jobs')
     .where({ id: jobId })
     .whereIn('status', ['queued', 'running'])
-    .update({ status: 'failed', error: JSON.stringify(error), finished_at: ctx.db.fn.now() });
+    .update({
+      status: outcome.status,
+      ...(outcome.status === 'succeeded' ? { result: JSON.stringify(outcome.result) } : { error: JSON.stringify(outcome.error) }),
+      finished_at: db.fn.now(),
+    });
 }
 
 /** How a workflow that ended without the job's own bookkeeping reads to the API client. */
@@ -146,28 +168,33 @@ export async function getJob(ctx: AppContext, teamId: string, jobId: string) {
   let progress: JobProgress | undefined;
 
   if (row.status === 'queued' || row.status === 'running') {
+    let settled = false;
     try {
       const handle = (await ctx.temporal.client()).workflow.getHandle(row.workflow_id);
       const description = await handle.describe();
       const status = description.status.name;
-      if (status === 'RUNNING') {
+      settled = status !== 'RUNNING';
+      if (!settled) {
         progress = await Promise.race([
           handle.query<JobProgress>('progress'),
           new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), PROGRESS_QUERY_TIMEOUT_MS).unref()),
         ]).catch(() => undefined);
       } else if (closedWithoutOutcome[status]) {
-        await markJobFailed(ctx, jobId, closedWithoutOutcome[status]!);
+        await settleJob(ctx.db, jobId, { status: 'failed', error: closedWithoutOutcome[status]! });
       }
     } catch (err) {
       if (err instanceof WorkflowNotFoundError && Date.now() - row.created_at.getTime() > LOST_AFTER_MS) {
-        await markJobFailed(ctx, jobId, {
-          error: { code: 'job_lost', message: 'The workflow service has no record of this job (its history was lost)' },
+        settled = true;
+        await settleJob(ctx.db, jobId, {
+          status: 'failed',
+          error: { error: { code: 'job_lost', message: 'The workflow service has no record of this job (its history was lost)' } },
         });
       } else {
         ctx.logger.warn({ err, jobId }, 'could not read the job workflow; answering from the database');
       }
     }
-    row = await ctx.db('jobs').where({ team_id: teamId, id: jobId }).first();
+    // The workflow ended: its own bookkeeping or the reconciliation above changed the row.
+    if (settled) row = await ctx.db('jobs').where({ team_id: teamId, id: jobId }).first();
   }
   return presentJob(ctx, row!, progress);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db/knex';
-import { findApiTokenOwner, hashToken } from './apiTokens';
+import { findApiTokenOwner, liveApiToken } from './apiTokens';
 import { AppError } from './errors';
 import type { TeamRef } from './context';
 
@@ -36,8 +36,13 @@ const unknownCredential = () => unauthorized('The bearer credential is unknown, 
 export async function authenticateBearer(db: Db, authorization: string | undefined): Promise<Principal> {
   const owner = await findApiTokenOwner(db, bearerToken(authorization));
   if (!owner) throw unknownCredential();
-  return { kind: 'api_token', userId: owner.userId, credentialId: owner.tokenId, scopes: ['mcp:use'] };
+  return apiTokenPrincipal(owner);
 }
+
+/** API tokens act with the full rights of their user. */
+const apiTokenPrincipal = (owner: { tokenId: string; userId: string }): Principal => ({
+  kind: 'api_token', userId: owner.userId, credentialId: owner.tokenId, scopes: ['mcp:use'],
+});
 
 /**
  * The token's user and the team named by `X-Team-Slug`, in one round trip (the hot path of every
@@ -45,17 +50,12 @@ export async function authenticateBearer(db: Db, authorization: string | undefin
  * slugs cannot be probed.
  */
 export async function authenticateForTeam(db: Db, authorization: string | undefined, slug: string): Promise<{ principal: Principal; team: TeamRef }> {
-  const token = bearerToken(authorization);
-  if (!token.startsWith('tap_')) throw unknownCredential();
-  const row = await db('api_tokens')
-    .leftJoin('teams', 'teams.slug', db.raw('?', [slug]))
+  const row = await liveApiToken(db, bearerToken(authorization))
+    ?.leftJoin('teams', 'teams.slug', db.raw('?', [slug]))
     .leftJoin('memberships', (j) => j.on('memberships.team_id', 'teams.id').andOn('memberships.user_id', 'api_tokens.user_id'))
-    .where('api_tokens.token_hash', hashToken(token))
-    .whereNull('api_tokens.revoked_at')
-    .where((q) => q.whereNull('api_tokens.expires_at').orWhere('api_tokens.expires_at', '>', db.fn.now()))
     .first('api_tokens.id as tokenId', 'api_tokens.user_id as userId', 'memberships.team_id as teamId', 'teams.plan as plan');
   if (!row) throw unknownCredential();
-  const principal: Principal = { kind: 'api_token', userId: row.userId, credentialId: row.tokenId, scopes: ['mcp:use'] };
+  const principal = apiTokenPrincipal(row);
   if (!row.teamId) throw notAMember(slug);
   return { principal, team: { id: row.teamId, slug, plan: row.plan } };
 }

@@ -13,11 +13,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { JobActivities, ImportSummary } from '../activities/jobs';
+import type { JobProgress } from '../services/jobs';
+import type { JobType } from '../services/jobTypes';
 
 /** Arguments of `job-<jobId>`; the input itself stays in Postgres so that history stays small. */
 export interface JobWorkflowArgs {
   jobId: string;
-  type: 'contacts.import' | 'contacts.export' | 'knowledge.ingest';
+  type: JobType;
   importBatchSize: number;
   /** History length after which an import continues as new (default 5 000; tests use less). */
   continueAfterEvents?: number;
@@ -25,11 +27,7 @@ export interface JobWorkflowArgs {
   resume?: { offset: number; summary: ImportSummary };
 }
 
-export interface JobProgress {
-  phase: 'starting' | 'importing' | 'exporting' | 'ingesting' | 'finishing';
-  completed: number;
-  total: number | null;
-}
+export type { JobProgress };
 
 export const progressQuery = defineQuery<JobProgress>('progress');
 

@@ -1,14 +1,10 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { contactCreateSchema, createContact, getContact, listContacts } from '../../services/contacts';
 import type { AppContext } from '../../services/context';
 import { parseOrThrow } from '../../services/errors';
-import { idempotencyKeySchema, runIdempotent } from '../../services/idempotency';
 import { pageQuerySchema } from '../../services/pagination';
 import { authOf, teamAccess } from '../auth';
-import { jsonBody, requireObjectBody, send } from '../http';
-
-const idempotencyHeaderSchema = z.object({ 'idempotency-key': idempotencyKeySchema.optional() });
+import { jsonBody, requireObjectBody, respondIdempotently } from '../http';
 
 export function contactsRouter(ctx: AppContext): Router {
   const router = Router();
@@ -24,13 +20,11 @@ export function contactsRouter(ctx: AppContext): Router {
 
   router.post('/contacts', teamAccess(ctx, 'write'), ...jsonBody(ctx.config.BODY_LIMIT), async (req, res) => {
     const { team } = authOf(req);
-    const { 'idempotency-key': key } = parseOrThrow(idempotencyHeaderSchema, req.headers, 'header');
     const body = parseOrThrow(contactCreateSchema, requireObjectBody(req), 'body');
-    const execute = async () => {
+    await respondIdempotently(ctx, req, res, 'contacts.create', async () => {
       const contact = await createContact(ctx.db, team.id, body);
       return { status: 201, body: contact, headers: { Location: `${ctx.config.baseUrl}/contacts/${contact.id}` } };
-    };
-    send(res, key ? await runIdempotent(ctx.db, { teamId: team.id, operation: 'contacts.create', key }, req.body, execute) : await execute());
+    });
   });
 
   return router;
