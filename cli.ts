@@ -7,8 +7,10 @@ import { ensurePostgres } from './db/postgres';
 import { bootstrapInputSchema, bootstrapTeam } from './services/teams';
 
 const usage = `usage:
-  npm run cli -- bootstrap --team <slug> [--email <owner email>] [--agent-name <name>]
+  npm run cli -- bootstrap --team <slug> [--email <owner email>] [--agent-name <name>] [--password <password>]
       Creates the team, its owner, a first agent (where absent) and a new API token; prints one JSON line.
+      With --password, sets the owner's password (at least 10 characters) for the OAuth sign-in page;
+      TAP_PASSWORD in the environment does the same without putting it in the shell history.
   npm run cli -- migrate
       Applies database migrations.`;
 
@@ -24,15 +26,20 @@ async function main(): Promise<void> {
   try {
     await migrateLatest(db);
     if (command === 'bootstrap') {
-      const { values } = parseArgs({ args: rest, options: { team: { type: 'string' }, email: { type: 'string' }, 'agent-name': { type: 'string' } } });
-      const input = bootstrapInputSchema.safeParse({ team: values.team, email: values.email, agentName: values['agent-name'] });
+      const { values } = parseArgs({
+        args: rest,
+        options: { team: { type: 'string' }, email: { type: 'string' }, 'agent-name': { type: 'string' }, password: { type: 'string' } },
+      });
+      const input = bootstrapInputSchema.safeParse({
+        team: values.team, email: values.email, agentName: values['agent-name'], password: values.password ?? process.env.TAP_PASSWORD,
+      });
       if (!input.success) {
         console.error(`bootstrap: ${input.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}\n${usage}`);
         process.exitCode = 2;
         return;
       }
       const result = await bootstrapTeam(db, input.data);
-      console.log(JSON.stringify({ team: result.team, agentId: result.agentId, token: result.token }));
+      console.log(JSON.stringify({ team: result.team, email: result.email, agentId: result.agentId, token: result.token }));
     }
   } finally {
     await db.destroy();

@@ -1,5 +1,12 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { planLimitsSchema, RateLimitSettings, windowSchema } from './services/rateLimits';
+
+/** `N/S`: at most N per S seconds. */
+const windowSetting = z.string().regex(/^\d+\/\d+$/, 'write it as <requests>/<seconds>, e.g. 5/900').transform((value) => {
+  const [requests, perSeconds] = value.split('/').map(Number);
+  return windowSchema.parse({ requests, perSeconds });
+});
 
 /** Every setting the processes read from the environment, parsed once. */
 const envSchema = z.object({
@@ -30,13 +37,52 @@ const envSchema = z.object({
   /** Largest JSON body accepted on POST /v1/jobs (imports carry their rows inline). */
   JOB_BODY_LIMIT: z.string().default('64mb'),
   BODY_LIMIT: z.string().default('1mb'),
+  /** API requests per team, by the team's plan (JSON: plan → { requests, perSeconds }). */
+  RATE_LIMITS: z.string().default('{"free":{"requests":600,"perSeconds":60},"pro":{"requests":6000,"perSeconds":60}}')
+    .transform((json, ctx) => {
+      try {
+        return planLimitsSchema.parse(JSON.parse(json));
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `RATE_LIMITS: ${(err as Error).message}` });
+        return z.NEVER;
+      }
+    }),
+  /** Failed logins at the authorization page, per account and per client address. */
+  LOGIN_LIMIT_PER_ACCOUNT: windowSetting.prefault('5/900'),
+  LOGIN_LIMIT_PER_ADDRESS: windowSetting.prefault('50/3600'),
+  /** Dynamic client registrations per client address. */
+  REGISTRATION_LIMIT: windowSetting.prefault('30/600'),
+  OAUTH_ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).default(3600),
+  OAUTH_REFRESH_TOKEN_TTL: z.coerce.number().int().min(60).default(30 * 24 * 3600),
+  OAUTH_CODE_TTL: z.coerce.number().int().min(10).max(600).default(300),
 });
 
-export type Config = z.infer<typeof envSchema> & { baseUrl: string; publicUrl: string; dataDir: string };
+export type Config = z.infer<typeof envSchema> & {
+  /** {base_url}: the HTTP API root, also the audience (RFC 8707 resource) of API tokens. */
+  baseUrl: string;
+  /** {auth_url} = {mcp_url} = {site_url}: the issuer and the host of MCP and discovery. */
+  publicUrl: string;
+  /** The MCP endpoint, the resource of the protected-resource metadata. */
+  mcpUrl: string;
+  dataDir: string;
+};
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.parse(env);
-  const publicUrl = (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/$/, '');
-  const baseUrl = (parsed.BASE_URL ?? `${publicUrl}/v1`).replace(/\/$/, '');
-  return { ...parsed, publicUrl, baseUrl, dataDir: path.resolve(parsed.DATA_DIR) };
+  return withUrls({ ...parsed, dataDir: path.resolve(parsed.DATA_DIR) }, parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`, parsed.BASE_URL);
+}
+
+/** The derived addresses, from the public URL (and an explicit API base URL, if any). */
+export function withUrls<C extends Omit<Config, 'baseUrl' | 'publicUrl' | 'mcpUrl'>>(config: C, publicUrl: string, baseUrl?: string): C & Pick<Config, 'baseUrl' | 'publicUrl' | 'mcpUrl'> {
+  const root = publicUrl.replace(/\/$/, '');
+  return { ...config, publicUrl: root, baseUrl: (baseUrl ?? `${root}/v1`).replace(/\/$/, ''), mcpUrl: `${root}/mcp` };
+}
+
+export function rateLimitSettings(config: Config): RateLimitSettings {
+  return {
+    plans: config.RATE_LIMITS,
+    loginPerAccount: config.LOGIN_LIMIT_PER_ACCOUNT,
+    loginPerAddress: config.LOGIN_LIMIT_PER_ADDRESS,
+    registrationPerAddress: config.REGISTRATION_LIMIT,
+  };
 }

@@ -1,11 +1,12 @@
 import http from 'node:http';
 import path from 'node:path';
 import { createApp } from './api/app';
-import { Config, loadConfig } from './config';
+import { Config, loadConfig, rateLimitSettings, withUrls } from './config';
 import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
 import type { AppContext } from './services/context';
+import { RateLimits } from './services/rateLimits';
 import { TemporalGateway } from './temporal/client';
 
 export interface RunningServer {
@@ -23,14 +24,20 @@ export async function startServer(config: Config, db: Db): Promise<RunningServer
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   const port = (server.address() as { port: number }).port;
   const effective: Config = config.PORT === 0 && !config.BASE_URL
-    ? { ...config, PORT: port, publicUrl: `http://127.0.0.1:${port}`, baseUrl: `http://127.0.0.1:${port}/v1` }
+    ? withUrls({ ...config, PORT: port }, `http://127.0.0.1:${port}`)
     : config;
   const temporal = new TemporalGateway({
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
   });
-  const ctx: AppContext = { db, temporal, config: effective, logger: createLogger(config.LOG_LEVEL, 'api') };
+  const ctx: AppContext = {
+    db,
+    temporal,
+    config: effective,
+    logger: createLogger(config.LOG_LEVEL, 'api'),
+    rateLimits: new RateLimits(db, rateLimitSettings(effective)),
+  };
   server.on('request', createApp(ctx));
   return {
     url: effective.publicUrl,

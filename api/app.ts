@@ -6,12 +6,14 @@ import { LocalDiskStorage } from '../services/storage';
 import { errorHandler, notFoundRoute } from './http';
 import { measureRequests, metricsRoute } from './metrics';
 import { buildOpenApiDocument } from './openapi';
+import { authRouter } from '../auth/router';
 import { agentsRouter } from './routes/agents';
+import { apiTokensRouter } from './routes/apiTokens';
 import { contactsRouter } from './routes/contacts';
 import { jobsRouter } from './routes/jobs';
 import { mediaRouter } from './routes/media';
 
-/** The one Express app behind every surface: the HTTP API under /v1 (MCP and OAuth mount beside it). */
+/** The one Express app behind every surface: OAuth and discovery, the HTTP API under /v1 (MCP mounts beside them). */
 export function createApp(ctx: AppContext): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -29,12 +31,15 @@ export function createApp(ctx: AppContext): Express {
     res.status(db && temporal ? 200 : 503).json({ ok: db && temporal, db, temporal });
   });
 
+  app.use(authRouter(ctx));
+
   const v1 = express.Router();
   const openApiDocument = buildOpenApiDocument(ctx.config.baseUrl);
   v1.get('/openapi.json', (_req, res) => res.json(openApiDocument));
   v1.use(agentsRouter(ctx));
   v1.use(contactsRouter(ctx));
   v1.use(jobsRouter(ctx));
+  v1.use(apiTokensRouter(ctx));
   v1.use(mediaRouter(ctx, new LocalDiskStorage(path.join(ctx.config.dataDir, 'media'))));
   app.use('/v1', v1);
 

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { AppContext, TeamRef } from '../services/context';
 import { parseOrThrow } from '../services/errors';
 import { teamSlugSchema } from '../services/teams';
-import { Access, authenticateBearer, authenticateForTeam, Principal, requireAccess } from '../services/principal';
+import { Access, Audience, authenticateBearer, authenticateForTeam, Principal, requireAccess, requireUser } from '../services/principal';
+import { RateDecision, rateLimitHeaders } from '../services/rateLimits';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -14,22 +15,50 @@ declare module 'express-serve-static-core' {
 
 const teamHeaderSchema = z.object({ 'x-team-slug': teamSlugSchema });
 
+/** The HTTP API as an OAuth protected resource: tokens must be for {base_url} (or for any of ours). */
+export function apiAudience(ctx: AppContext): Audience {
+  return {
+    resource: ctx.config.baseUrl,
+    resourceMetadataUrl: `${ctx.config.publicUrl}/.well-known/oauth-protected-resource${new URL(ctx.config.baseUrl).pathname}`,
+  };
+}
+
+function sendRateHeaders(res: Response, decision: RateDecision): void {
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
+}
+
 /**
- * The one authentication gate of the team API: a bearer credential, the access the operation
- * needs (reads `mcp:read`, writes `mcp:write`, `mcp:use` both), and the team of `X-Team-Slug`.
+ * The one gate of the team API: a bearer credential (API token or OAuth access token), the
+ * access the operation needs (reads `mcp:read`, writes `mcp:write`, `mcp:use` both), the team of
+ * `X-Team-Slug`, and the team's request quota.
  */
 export function teamAccess(ctx: AppContext, access: Access): RequestHandler {
-  return async (req: Request, _res: Response, next: NextFunction) => {
+  const audience = apiAudience(ctx);
+  return async (req: Request, res: Response, next: NextFunction) => {
     const slugHeader = teamHeaderSchema.safeParse(req.headers);
     if (!slugHeader.success) {
       // The credential is judged first: a caller without one learns nothing about the header.
-      await authenticateBearer(ctx.db, req.headers.authorization);
+      await authenticateBearer(ctx.db, req.headers.authorization, audience);
       parseOrThrow(teamHeaderSchema, req.headers, 'header');
     }
-    const { principal, team } = await authenticateForTeam(ctx.db, req.headers.authorization, slugHeader.data!['x-team-slug']);
+    const { principal, team } = await authenticateForTeam(ctx.db, req.headers.authorization, slugHeader.data!['x-team-slug'], audience);
+    sendRateHeaders(res, await ctx.rateLimits.consumeApiRequest(team));
     requireAccess(principal, access);
     req.principal = principal;
     req.team = team;
+    next();
+  };
+}
+
+/** The gate of a user's own resources (their API tokens): a user's credential, no team. */
+export function userAccess(ctx: AppContext, access: Access): RequestHandler {
+  const audience = apiAudience(ctx);
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const principal = await authenticateBearer(ctx.db, req.headers.authorization, audience);
+    const userId = requireUser(principal);
+    sendRateHeaders(res, await ctx.rateLimits.consumeApiRequest({ id: `user:${userId}`, plan: 'free' }));
+    requireAccess(principal, access);
+    req.principal = principal;
     next();
   };
 }
@@ -38,4 +67,10 @@ export function teamAccess(ctx: AppContext, access: Access): RequestHandler {
 export function authOf(req: Request): { team: TeamRef; principal: Principal } {
   if (!req.team || !req.principal) throw new Error('teamAccess middleware missing on this route');
   return { team: req.team, principal: req.principal };
+}
+
+/** The user of a request that passed `userAccess`. */
+export function userOf(req: Request): string {
+  if (!req.principal?.userId) throw new Error('userAccess middleware missing on this route');
+  return req.principal.userId;
 }

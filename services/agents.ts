@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { keysetPage, Page, PageQuery } from './pagination';
+import { slugify } from './teams';
 
 interface AgentRow {
   seq: number;
@@ -32,4 +33,41 @@ export async function listAgents(db: Db, teamId: string, page: PageQuery): Promi
 export async function findAgent(db: Db, teamId: string, agentId: string): Promise<AgentRow | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(agentId)) return undefined;
   return db('agents').where({ team_id: teamId, id: agentId }).first();
+}
+
+export const agentNameSchema = z.string().trim().min(1, 'give the agent a name').max(100);
+
+/** A new agent in the team; its slug is the name's, made unique within the team. */
+export async function createAgent(db: Db, teamId: string, rawName: string): Promise<AgentJson> {
+  const name = agentNameSchema.parse(rawName);
+  const base = slugify(name);
+  for (let attempt = 0; ; attempt++) {
+    const slug = attempt === 0 ? base : `${base.slice(0, 56)}-${attempt + 1}`;
+    const [row] = await db('agents').insert({ team_id: teamId, name, slug }).onConflict(['team_id', 'slug']).ignore().returning('*');
+    if (row) return presentAgent(row);
+  }
+}
+
+/** The teams a user belongs to, each with its agents: what the consent page offers. */
+export interface TeamAgents {
+  teamId: string;
+  teamSlug: string;
+  teamName: string;
+  agents: { id: string; name: string }[];
+}
+
+export async function agentsOfUser(db: Db, userId: string): Promise<TeamAgents[]> {
+  const rows = await db('memberships')
+    .join('teams', 'teams.id', 'memberships.team_id')
+    .leftJoin('agents', 'agents.team_id', 'teams.id')
+    .where('memberships.user_id', userId)
+    .orderBy([{ column: 'teams.slug' }, { column: 'agents.seq' }])
+    .select('teams.id as teamId', 'teams.slug as teamSlug', 'teams.name as teamName', 'agents.id as agentId', 'agents.name as agentName');
+  const teams = new Map<string, TeamAgents>();
+  for (const row of rows) {
+    const team: TeamAgents = teams.get(row.teamId) ?? { teamId: row.teamId, teamSlug: row.teamSlug, teamName: row.teamName, agents: [] };
+    teams.set(row.teamId, team);
+    if (row.agentId) team.agents.push({ id: row.agentId, name: row.agentName });
+  }
+  return [...teams.values()];
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import type { TemporalGateway } from '../temporal/client';
+import type { RateLimits } from './rateLimits';
 
 /** What every service function needs: the read model, Temporal, and settings. */
 export interface AppContext {
@@ -9,6 +10,7 @@ export interface AppContext {
   temporal: TemporalGateway;
   config: Config;
   logger: Logger;
+  rateLimits: RateLimits;
 }
 
 /** The team a request acts for, resolved from `X-Team-Slug` after authentication. */

@@ -61,7 +61,7 @@ export function jobStatusUrl(ctx: AppContext, jobId: string): string {
   return `${ctx.config.baseUrl}/jobs/${jobId}`;
 }
 
-export async function createJob(ctx: AppContext, team: TeamRef, userId: string, request: CreateJob) {
+export async function createJob(ctx: AppContext, team: TeamRef, userId: string | null, request: CreateJob) {
   const prepared = await prepareJobInput(ctx.db, team.id, request.type, request.input);
   const type = request.type as JobType;
   const jobId = newId('job');

@@ -1,63 +1,135 @@
-import { z } from 'zod';
 import type { Db } from '../db/knex';
-import { findApiTokenOwner, liveApiToken } from './apiTokens';
-import { AppError } from './errors';
+import { findApiTokenOwner, liveApiToken, touchApiToken } from './apiTokens';
 import type { TeamRef } from './context';
+import { AppError } from './errors';
+import { liveAccessToken } from './oauth/grants';
+import { Access, grants, Scope } from './scopes';
 
-export const scopeSchema = z.enum(['mcp:read', 'mcp:write', 'mcp:use']);
-export type Scope = z.infer<typeof scopeSchema>;
+export { grants } from './scopes';
+export type { Access, Scope } from './scopes';
 
-/** Who is calling. API tokens act with the full rights of their user; OAuth tokens add narrower scopes. */
-export interface Principal {
-  kind: 'api_token';
-  userId: string;
-  credentialId: string;
-  scopes: Scope[];
+/** Who is calling: a user's API token (all of the user's rights), or an OAuth access token (its scopes, its team). */
+export type Principal =
+  | { kind: 'api_token'; userId: string; credentialId: string; scopes: Scope[] }
+  | {
+      kind: 'oauth';
+      /** Null for a client_credentials token: the team's client acts for itself. */
+      userId: string | null;
+      credentialId: string;
+      clientId: string;
+      teamId: string;
+      agentId: string | null;
+      scopes: Scope[];
+    };
+
+/**
+ * What a request is addressed to: the audience an OAuth token must have been issued for, and
+ * where the protected-resource metadata of a 401 points.
+ */
+export interface Audience {
+  resource: string;
+  resourceMetadataUrl: string;
 }
 
-export type Access = 'read' | 'write';
+export const unauthorized = (audience: Audience, message = 'A valid bearer credential is required', tokenPresented = false) =>
+  new AppError(401, 'unauthorized', message, undefined, {
+    'WWW-Authenticate': `Bearer realm="team-agent-platform"${tokenPresented ? ', error="invalid_token"' : ''}, resource_metadata="${audience.resourceMetadataUrl}"`,
+  });
 
-/** `mcp:use` implies both `mcp:read` and `mcp:write`. */
-export function grants(scopes: Scope[], access: Access): boolean {
-  return scopes.includes('mcp:use') || scopes.includes(access === 'read' ? 'mcp:read' : 'mcp:write');
-}
-
-export const unauthorized = (message = 'A valid bearer credential is required') =>
-  new AppError(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="team-agent-platform"' });
-
-function bearerToken(authorization: string | undefined): string {
+function bearerToken(authorization: string | undefined, audience: Audience): string {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  if (!match) throw unauthorized();
+  if (!match) throw unauthorized(audience);
   return match[1];
 }
 
-const unknownCredential = () => unauthorized('The bearer credential is unknown, expired or revoked');
-
-export async function authenticateBearer(db: Db, authorization: string | undefined): Promise<Principal> {
-  const owner = await findApiTokenOwner(db, bearerToken(authorization));
-  if (!owner) throw unknownCredential();
-  return apiTokenPrincipal(owner);
-}
+const unknownCredential = (audience: Audience) => unauthorized(audience, 'The bearer credential is unknown, expired or revoked', true);
+const otherResource = (audience: Audience) => unauthorized(audience, `The access token was issued for another resource, not ${audience.resource}`, true);
 
 /** API tokens act with the full rights of their user. */
-const apiTokenPrincipal = (owner: { tokenId: string; userId: string }): Principal => ({
-  kind: 'api_token', userId: owner.userId, credentialId: owner.tokenId, scopes: ['mcp:use'],
-});
+const apiTokenPrincipal = (db: Db, owner: { tokenId: string; userId: string }): Principal => {
+  touchApiToken(db, owner.tokenId);
+  return { kind: 'api_token', userId: owner.userId, credentialId: owner.tokenId, scopes: ['mcp:use'] };
+};
+
+interface OAuthTokenRow {
+  grantId: string;
+  clientId: string;
+  userId: string | null;
+  teamId: string;
+  teamSlug: string;
+  plan: string;
+  agentId: string | null;
+  scope: string;
+  resource: string | null;
+  /** For a user's token: whether the user is still in the token's team. */
+  member: string | null;
+}
 
 /**
- * The token's user and the team named by `X-Team-Slug`, in one round trip (the hot path of every
- * team-scoped request). An unknown team answers the same 403 as a team the user is not in, so
- * slugs cannot be probed.
+ * A live OAuth access token with its team. A user's token stops working when the user leaves
+ * the team; a token bound (RFC 8707) to another resource is refused as if unknown.
  */
-export async function authenticateForTeam(db: Db, authorization: string | undefined, slug: string): Promise<{ principal: Principal; team: TeamRef }> {
-  const row = await liveApiToken(db, bearerToken(authorization))
-    ?.leftJoin('teams', 'teams.slug', db.raw('?', [slug]))
-    .leftJoin('memberships', (j) => j.on('memberships.team_id', 'teams.id').andOn('memberships.user_id', 'api_tokens.user_id'))
-    .first('api_tokens.id as tokenId', 'api_tokens.user_id as userId', 'memberships.team_id as teamId', 'teams.plan as plan');
-  if (!row) throw unknownCredential();
-  const principal = apiTokenPrincipal(row);
-  if (!row.teamId) throw notAMember(slug);
-  return { principal, team: { id: row.teamId, slug, plan: row.plan } };
+async function oauthTokenRow(db: Db, token: string, audience: Audience): Promise<OAuthTokenRow | null> {
+  const row: OAuthTokenRow | undefined = await liveAccessToken(db, token)
+    ?.join('teams', 'teams.id', 'oauth_grants.team_id')
+    .leftJoin('memberships', (j) => j.on('memberships.team_id', 'oauth_grants.team_id').andOn('memberships.user_id', 'oauth_grants.user_id'))
+    .first(
+      'oauth_grants.id as grantId', 'oauth_grants.client_id as clientId', 'oauth_grants.user_id as userId', 'oauth_grants.team_id as teamId',
+      'teams.slug as teamSlug', 'teams.plan as plan', 'oauth_grants.agent_id as agentId', 'oauth_tokens.scope as scope',
+      'oauth_tokens.resource as resource', 'memberships.user_id as member',
+    );
+  if (!row || (row.userId !== null && row.member === null)) return null;
+  if (row.resource !== null && row.resource !== audience.resource) throw otherResource(audience);
+  return row;
+}
+
+const oauthPrincipal = (row: OAuthTokenRow): Principal => ({
+  kind: 'oauth',
+  userId: row.userId,
+  credentialId: row.grantId,
+  clientId: row.clientId,
+  teamId: row.teamId,
+  agentId: row.agentId,
+  scopes: row.scope.split(' ') as Scope[],
+});
+
+/** The caller, from its bearer credential alone (no team). */
+export async function authenticateBearer(db: Db, authorization: string | undefined, audience: Audience): Promise<Principal> {
+  const token = bearerToken(authorization, audience);
+  const owner = await findApiTokenOwner(db, token);
+  if (owner) return apiTokenPrincipal(db, owner);
+  const oauth = await oauthTokenRow(db, token, audience);
+  if (oauth) return oauthPrincipal(oauth);
+  throw unknownCredential(audience);
+}
+
+/**
+ * The caller and the team named by `X-Team-Slug`, in one round trip (the hot path of every
+ * team-scoped request). An unknown team answers the same 403 as a team the caller is not in, so
+ * slugs cannot be probed. An OAuth token acts for the one team it was granted for.
+ */
+export async function authenticateForTeam(
+  db: Db,
+  authorization: string | undefined,
+  slug: string,
+  audience: Audience,
+): Promise<{ principal: Principal; team: TeamRef }> {
+  const token = bearerToken(authorization, audience);
+  const apiToken = liveApiToken(db, token);
+  if (apiToken) {
+    const row = await apiToken
+      .leftJoin('teams', 'teams.slug', db.raw('?', [slug]))
+      .leftJoin('memberships', (j) => j.on('memberships.team_id', 'teams.id').andOn('memberships.user_id', 'api_tokens.user_id'))
+      .first('api_tokens.id as tokenId', 'api_tokens.user_id as userId', 'memberships.team_id as teamId', 'teams.plan as plan');
+    if (!row) throw unknownCredential(audience);
+    const principal = apiTokenPrincipal(db, row);
+    if (!row.teamId) throw notAMember(slug);
+    return { principal, team: { id: row.teamId, slug, plan: row.plan } };
+  }
+  const oauth = await oauthTokenRow(db, token, audience);
+  if (!oauth) throw unknownCredential(audience);
+  if (oauth.teamSlug !== slug) throw new AppError(403, 'forbidden', `This access token acts for another team, not "${slug}"`);
+  return { principal: oauthPrincipal(oauth), team: { id: oauth.teamId, slug, plan: oauth.plan } };
 }
 
 const notAMember = (slug: string) => new AppError(403, 'forbidden', `You are not a member of team "${slug}"`);
@@ -65,8 +137,14 @@ const notAMember = (slug: string) => new AppError(403, 'forbidden', `You are not
 export function requireAccess(principal: Principal, access: Access): void {
   if (!grants(principal.scopes, access)) {
     const needed = access === 'read' ? 'mcp:read' : 'mcp:write';
-    throw new AppError(403, 'insufficient_scope', `This operation needs scope ${needed} (or mcp:use)`, {
-      requiredScope: needed,
+    throw new AppError(403, 'insufficient_scope', `This operation needs scope ${needed} (or mcp:use)`, { requiredScope: needed }, {
+      'WWW-Authenticate': `Bearer realm="team-agent-platform", error="insufficient_scope", scope="${needed}"`,
     });
   }
+}
+
+/** Managing a user's own credentials needs a user behind the token (not a team's client). */
+export function requireUser(principal: Principal): string {
+  if (principal.userId === null) throw new AppError(403, 'forbidden', 'This needs a user\'s credential; a client_credentials token acts for a team, not a user');
+  return principal.userId;
 }

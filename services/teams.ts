@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { issueApiToken } from './apiTokens';
+import { passwordSchema, setUserPassword } from './passwords';
 
 export const teamSlugSchema = z
   .string()
@@ -12,6 +13,8 @@ export const bootstrapInputSchema = z.object({
   team: teamSlugSchema,
   email: z.email().optional(),
   agentName: z.string().min(1).max(100).optional(),
+  /** Sets the owner's password, for signing in at the OAuth authorization page. */
+  password: passwordSchema.optional(),
 });
 export type BootstrapInput = z.infer<typeof bootstrapInputSchema>;
 
@@ -19,6 +22,7 @@ export interface BootstrapResult {
   team: string;
   teamId: string;
   userId: string;
+  email: string;
   agentId: string;
   token: string;
 }
@@ -45,7 +49,8 @@ export async function bootstrapTeam(db: Db, raw: BootstrapInput): Promise<Bootst
       const name = input.agentName ?? 'Assistant';
       [agent] = await trx('agents').insert({ team_id: team.id, name, slug: slugify(name) }).returning('id');
     }
+    if (input.password) await setUserPassword(trx, user.id, input.password);
     const { token } = await issueApiToken(trx, user.id, 'bootstrap');
-    return { team: input.team, teamId: team.id, userId: user.id, agentId: agent.id, token };
+    return { team: input.team, teamId: team.id, userId: user.id, email, agentId: agent.id, token };
   });
 }

@@ -32,7 +32,7 @@ describe('npm run cli -- bootstrap', () => {
     const lines = first.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const created = JSON.parse(lines[0]);
-    expect(Object.keys(created).sort()).toEqual(['agentId', 'team', 'token']);
+    expect(Object.keys(created).sort()).toEqual(['agentId', 'email', 'team', 'token']);
     expect(created.team).toBe(slug);
 
     const api = apiClient(server.baseUrl, { token: created.token, slug });

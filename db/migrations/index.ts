@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as foundation from './001_foundation';
 import * as jobInputChunks from './002_job_input_chunks';
 import * as idempotencyClaims from './003_idempotency_claims';
+import * as auth from './004_auth';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -11,6 +12,7 @@ const migrations: Record<string, Knex.Migration> = {
   '001_foundation': foundation,
   '002_job_input_chunks': jobInputChunks,
   '003_idempotency_claims': idempotencyClaims,
+  '004_auth': auth,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,44 @@
+import OAuth2Server from '@node-oauth/oauth2-server';
+import { Router } from 'express';
+import type { AppContext } from '../services/context';
+import { grantTypes } from '../services/oauth/grantTypes';
+import { authorizationServerMetadata, oauthSettings, protectedResourceMetadata } from '../services/oauth/metadata';
+import { createOAuthModel } from '../services/oauth/model';
+import { authorizeEndpoints } from './authorize';
+import { tokenEndpoints } from './endpoints';
+import { oauthErrorHandler } from './oauthHttp';
+
+/** The authorization server and discovery: `/.well-known/…`, `/oauth/…` and `/mcp/introspect`. */
+export function authRouter(ctx: AppContext): Router {
+  const settings = oauthSettings(ctx.config);
+  const server = new OAuth2Server({
+    model: createOAuthModel(ctx.db, settings),
+    accessTokenLifetime: settings.accessTokenTtlSeconds,
+    refreshTokenLifetime: settings.refreshTokenTtlSeconds,
+    authorizationCodeLifetime: settings.codeTtlSeconds,
+    // MCP clients may send no state; PKCE (required at /oauth/authorize) protects the exchange.
+    allowEmptyState: true,
+    enablePlainPKCE: true,
+    // Public clients identify with client_id alone (PKCE proves the code exchange).
+    requireClientAuthentication: { authorization_code: false, refresh_token: false },
+    alwaysIssueNewRefreshToken: true,
+    extendedGrantTypes: grantTypes,
+  } as OAuth2Server.ServerOptions);
+
+  const router = Router();
+  const asMetadata = authorizationServerMetadata(ctx.config);
+  const apiPath = new URL(ctx.config.baseUrl).pathname;
+  router.get(['/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/mcp'], (_req, res) => {
+    res.json(asMetadata);
+  });
+  router.get(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'], (_req, res) => {
+    res.json(protectedResourceMetadata(ctx.config, ctx.config.mcpUrl));
+  });
+  router.get(`/.well-known/oauth-protected-resource${apiPath}`, (_req, res) => {
+    res.json(protectedResourceMetadata(ctx.config, ctx.config.baseUrl));
+  });
+  router.use(authorizeEndpoints(ctx, server, settings.resources));
+  router.use(tokenEndpoints(ctx, server, settings));
+  router.use(oauthErrorHandler);
+  return router;
+}
