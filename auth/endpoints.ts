@@ -7,7 +7,7 @@ import { introspectToken, OAuthSettings, revokeToken } from '../services/oauth/g
 import { authenticateForTeam } from '../services/principal';
 import { teamSlugSchema } from '../services/teams';
 import { apiAudience } from '../api/auth';
-import { authenticatedClient } from './oauthHttp';
+import { authenticatedClient, decodeBasicCredentials } from './oauthHttp';
 
 const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 });
 
@@ -15,7 +15,7 @@ const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit
 export function tokenEndpoints(ctx: AppContext, server: OAuth2Server, settings: OAuthSettings): Router {
   const router = Router();
 
-  router.post('/oauth/token', form, async (req, res) => {
+  router.post('/oauth/token', form, decodeBasicCredentials, async (req, res) => {
     const response = new OAuth2Server.Response(res);
     await server.token(new OAuth2Server.Request(req), response);
     res.set(response.headers).status(response.status ?? 200).json(response.body);

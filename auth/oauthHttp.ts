@@ -1,5 +1,5 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
-import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/knex';
 import { AppError } from '../services/errors';
 import { authenticateClient, OAuthClient } from '../services/oauth/clients';
@@ -43,6 +43,18 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
     return null;
   }
 }
+
+/**
+ * The library reads Basic credentials without the form-decoding RFC 6749 §2.3.1 requires, so a
+ * client that encodes (openid-client turns `_` into `%5F`) would fail; hand it decoded ones.
+ */
+export const decodeBasicCredentials: RequestHandler = (req, _res, next) => {
+  const basic = basicCredentials(req.headers.authorization);
+  if (basic && !basic.id.includes(':')) {
+    req.headers.authorization = `Basic ${Buffer.from(`${basic.id}:${basic.secret}`).toString('base64')}`;
+  }
+  next();
+};
 
 /**
  * The client calling the revocation or introspection endpoint: by HTTP Basic, by
