@@ -34,7 +34,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(authRouter(ctx));
 
   const v1 = express.Router();
-  const openApiDocument = buildOpenApiDocument(ctx.config.baseUrl);
+  const openApiDocument = buildOpenApiDocument(ctx.config.baseUrl, ctx.config.publicUrl);
   v1.get('/openapi.json', (_req, res) => res.json(openApiDocument));
   v1.use(agentsRouter(ctx));
   v1.use(contactsRouter(ctx));

@@ -1,6 +1,7 @@
 import { OpenApiGeneratorV3, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { agentSchema } from '../services/agents';
+import { apiTokenCreatedSchema, apiTokenCreateSchema, apiTokenSchema } from '../services/apiTokens';
 import { contactCreateSchema, contactSchema } from '../services/contacts';
 import { errorBodySchema } from '../services/errors';
 import { idempotencyKeySchema } from '../services/idempotency';
@@ -12,14 +13,28 @@ import { pageQuerySchema, pageSchema } from '../services/pagination';
  * The API's description document (OpenAPI 3.0, version 1.0.0 as the spec says), built from the
  * same zod schemas that validate requests and type the responses.
  */
-export function buildOpenApiDocument(baseUrl: string) {
+export function buildOpenApiDocument(baseUrl: string, authUrl: string) {
   const registry = new OpenAPIRegistry();
   const bearer = registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API token (`npm run cli -- bootstrap`); the team comes from X-Team-Slug.',
+    description: 'An API token (`npm run cli -- bootstrap`, or POST /api-tokens); the team comes from X-Team-Slug.',
   });
-  const security = [{ [bearer.name]: [] }];
+  const oauth = registry.registerComponent('securitySchemes', 'oauth2', {
+    type: 'oauth2',
+    description: 'OAuth 2 access token; it acts for the one team it was granted for (X-Team-Slug must name it).',
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${authUrl}/oauth/authorize`,
+        tokenUrl: `${authUrl}/oauth/token`,
+        refreshUrl: `${authUrl}/oauth/token`,
+        scopes: { 'mcp:read': 'read', 'mcp:write': 'write', 'mcp:use': 'read and write' },
+      },
+      clientCredentials: { tokenUrl: `${authUrl}/oauth/token`, scopes: { 'mcp:read': 'read', 'mcp:write': 'write', 'mcp:use': 'read and write' } },
+    },
+  });
+  const readSecurity = [{ [bearer.name]: [] }, { [oauth.name]: ['mcp:read'] }, { [oauth.name]: ['mcp:use'] }];
+  const writeSecurity = [{ [bearer.name]: [] }, { [oauth.name]: ['mcp:write'] }, { [oauth.name]: ['mcp:use'] }];
   const teamHeader = z.object({ 'x-team-slug': z.string().describe('The team the request acts for') });
   const writeHeaders = teamHeader.extend({ 'idempotency-key': idempotencyKeySchema.optional() });
   // Schemas are inlined rather than registered as named components: naming needs zod's
@@ -29,6 +44,7 @@ export function buildOpenApiDocument(baseUrl: string) {
     [
       [400, 'validation_error'], [401, 'unauthorized'], [403, 'forbidden / insufficient_scope'], [404, 'not_found'],
       [409, 'conflict (Idempotency-Key reused with another body)'], [413, 'payload_too_large'], [415, 'unsupported_media_type'],
+      [429, 'rate_limited (headers Retry-After, RateLimit-Limit, RateLimit-Remaining)'],
     ].map(([status, description]) => [status, { description: String(description), content: { 'application/json': { schema: error } } }]),
   );
   const agent = agentSchema;
@@ -36,27 +52,27 @@ export function buildOpenApiDocument(baseUrl: string) {
   const job = jobSchema;
 
   registry.registerPath({
-    method: 'get', path: '/agents', summary: "List the team's agents", security,
+    method: 'get', path: '/agents', summary: "List the team's agents", security: readSecurity,
     request: { headers: teamHeader, query: pageQuerySchema },
     responses: { 200: { description: 'A page of agents', content: { 'application/json': { schema: pageSchema(agent) } } }, ...errorResponses },
   });
   registry.registerPath({
-    method: 'get', path: '/contacts', summary: "List the team's contacts", security,
+    method: 'get', path: '/contacts', summary: "List the team's contacts", security: readSecurity,
     request: { headers: teamHeader, query: pageQuerySchema },
     responses: { 200: { description: 'A page of contacts', content: { 'application/json': { schema: pageSchema(contact) } } }, ...errorResponses },
   });
   registry.registerPath({
-    method: 'post', path: '/contacts', summary: 'Create a contact (first name = first word of name, last name = the rest)', security,
+    method: 'post', path: '/contacts', summary: 'Create a contact (first name = first word of name, last name = the rest)', security: writeSecurity,
     request: { headers: writeHeaders, body: { required: true, content: { 'application/json': { schema: contactCreateSchema } } } },
     responses: { 201: { description: 'The contact', content: { 'application/json': { schema: contact } } }, ...errorResponses },
   });
   registry.registerPath({
-    method: 'get', path: '/contacts/{contactId}', summary: 'Read one contact', security,
+    method: 'get', path: '/contacts/{contactId}', summary: 'Read one contact', security: readSecurity,
     request: { headers: teamHeader, params: z.object({ contactId: z.string() }) },
     responses: { 200: { description: 'The contact', content: { 'application/json': { schema: contact } } }, ...errorResponses },
   });
   registry.registerPath({
-    method: 'post', path: '/jobs', summary: `Start a job (types: ${jobTypeNames.join(', ')})`, security,
+    method: 'post', path: '/jobs', summary: `Start a job (types: ${jobTypeNames.join(', ')})`, security: writeSecurity,
     request: { headers: writeHeaders, body: { required: true, content: { 'application/json': { schema: createJobSchema } } } },
     responses: {
       202: {
@@ -69,14 +85,31 @@ export function buildOpenApiDocument(baseUrl: string) {
     },
   });
   registry.registerPath({
-    method: 'get', path: '/jobs/{jobId}', summary: 'Read a job, with progress while it runs', security,
+    method: 'get', path: '/jobs/{jobId}', summary: 'Read a job, with progress while it runs', security: readSecurity,
     request: { headers: teamHeader, params: z.object({ jobId: z.string() }) },
     responses: { 200: { description: 'The job', content: { 'application/json': { schema: job } } }, ...errorResponses },
   });
   registry.registerPath({
-    method: 'get', path: '/media/{mediaId}/content', summary: 'Download a media file (e.g. a contacts.export result)', security,
+    method: 'get', path: '/media/{mediaId}/content', summary: 'Download a media file (e.g. a contacts.export result)', security: readSecurity,
     request: { headers: teamHeader, params: z.object({ mediaId: z.string() }) },
     responses: { 200: { description: 'The file' }, ...errorResponses },
+  });
+
+  const tokenId = z.object({ tokenId: z.string() });
+  registry.registerPath({
+    method: 'get', path: '/api-tokens', summary: "List the caller's own API tokens (no team header)", security: readSecurity,
+    request: { query: pageQuerySchema },
+    responses: { 200: { description: 'A page of tokens (never the token itself)', content: { 'application/json': { schema: pageSchema(apiTokenSchema) } } }, ...errorResponses },
+  });
+  registry.registerPath({
+    method: 'post', path: '/api-tokens', summary: 'Create an API token for the caller; the token is in this response only', security: writeSecurity,
+    request: { body: { required: true, content: { 'application/json': { schema: apiTokenCreateSchema } } } },
+    responses: { 201: { description: 'The token', content: { 'application/json': { schema: apiTokenCreatedSchema } } }, ...errorResponses },
+  });
+  registry.registerPath({
+    method: 'delete', path: '/api-tokens/{tokenId}', summary: 'Revoke one of the caller\'s API tokens (at once; repeating is harmless)', security: writeSecurity,
+    request: { params: tokenId },
+    responses: { 200: { description: 'The revoked token', content: { 'application/json': { schema: apiTokenSchema } } }, ...errorResponses },
   });
 
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({

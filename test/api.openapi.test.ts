@@ -15,7 +15,7 @@ describe('the description document and the responses it describes', () => {
     expect(doc.openapi).toBe('3.0.3');
     expect(doc.info.version).toBe('1.0.0');
     expect(doc.servers).toEqual([{ url: suite.server.baseUrl }]);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/agents', '/contacts', '/contacts/{contactId}', '/jobs', '/jobs/{jobId}', '/media/{mediaId}/content']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/agents', '/api-tokens', '/api-tokens/{tokenId}', '/contacts', '/contacts/{contactId}', '/jobs', '/jobs/{jobId}', '/media/{mediaId}/content']);
     expect(doc.paths['/contacts'].post.requestBody.content['application/json'].schema.properties.email.format).toBe('email');
     expect(doc.paths['/agents'].get.parameters.find((p: { name: string }) => p.name === 'limit').schema).toMatchObject({ minimum: 1, maximum: 100, default: 25 });
   });

@@ -1,0 +1,138 @@
+import type { Db } from '../db/knex';
+import type { RunningServer } from '../server';
+import { apiClient, newTeam, startTestApi, testDb, TestTeam, waitForJob } from './helpers';
+
+/**
+ * Team isolation: for every endpoint that exists, a second team's credentials (its API token, and
+ * an OAuth token of its own client) see nothing of the first team's data, and naming the first
+ * team in X-Team-Slug is refused.
+ */
+describe('team isolation matrix', () => {
+  let db: Db;
+  let server: RunningServer & { baseUrl: string };
+  let teamA: TestTeam;
+  let teamB: TestTeam;
+  const a = {} as { contactId: string; email: string; jobId: string; mediaId: string; apiTokenId: string; oauthToken: string; client: { id: string; secret: string } };
+  const b = {} as { oauthToken: string; client: { id: string; secret: string } };
+
+  async function teamClientToken(team: TestTeam) {
+    const registered = await (await fetch(`${server.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${team.token}`, 'x-team-slug': team.slug },
+      body: JSON.stringify({ client_name: `${team.slug} backend`, grant_types: ['client_credentials'] }),
+    })).json();
+    const basic = `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}`;
+    const token = await (await fetch(`${server.url}/oauth/token`, {
+      method: 'POST', headers: { authorization: basic }, body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:use' }),
+    })).json();
+    return { token: token.access_token as string, client: { id: registered.client_id as string, secret: registered.client_secret as string } };
+  }
+
+  beforeAll(async () => {
+    db = testDb();
+    server = await startTestApi(db);
+    teamA = await newTeam(db, 'iso-a');
+    teamB = await newTeam(db, 'iso-b');
+    const apiA = apiClient(server.baseUrl, teamA);
+    a.email = `shared-${Date.now()}@example.test`;
+    a.contactId = (await apiA.post('/contacts', { name: 'Alice A', email: a.email }, { 'idempotency-key': 'same-key' })).body.id;
+    const job = await apiA.post('/jobs', { type: 'contacts.export', input: {} }, { 'idempotency-key': 'same-key' });
+    a.jobId = job.body.jobId;
+    a.mediaId = (await waitForJob(apiA, a.jobId)).result.mediaId;
+    a.apiTokenId = (await apiA.get('/api-tokens')).body.data[0].id;
+    ({ token: a.oauthToken, client: a.client } = await teamClientToken(teamA));
+    ({ token: b.oauthToken, client: b.client } = await teamClientToken(teamB));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await db?.destroy();
+  });
+
+  interface Row {
+    endpoint: string;
+    method: string;
+    path: () => string;
+    body?: () => unknown;
+    /** What team B must get for the A-owned thing the row touches, with B's own slug. */
+    check: (status: number, body: any) => void;
+  }
+  const notFound = (status: number, body: any) => {
+    expect(status).toBe(404);
+    expect(body.error.code).toBe('not_found');
+  };
+  const rows: Row[] = [
+    { endpoint: 'GET /agents', method: 'GET', path: () => '/agents', check: (s, body) => { expect(s).toBe(200); expect(body.data.map((x: any) => x.uuid)).not.toContain(teamA.agentId); } },
+    { endpoint: 'GET /contacts', method: 'GET', path: () => '/contacts?limit=100', check: (s, body) => { expect(s).toBe(200); expect(body.data.map((x: any) => x.id)).not.toContain(a.contactId); } },
+    { endpoint: 'GET /contacts/{id}', method: 'GET', path: () => `/contacts/${a.contactId}`, check: notFound },
+    {
+      endpoint: 'POST /contacts (A\'s email and idempotency key)', method: 'POST', path: () => '/contacts', body: () => ({ name: 'Alice A', email: a.email }),
+      check: (s, body) => { expect(s).toBe(201); expect(body.id).not.toBe(a.contactId); },
+    },
+    { endpoint: 'GET /jobs/{id}', method: 'GET', path: () => `/jobs/${a.jobId}`, check: notFound },
+    {
+      endpoint: 'POST /jobs (A\'s idempotency key)', method: 'POST', path: () => '/jobs', body: () => ({ type: 'contacts.export', input: {} }),
+      check: (s, body) => { expect(s).toBe(202); expect(body.jobId).not.toBe(a.jobId); },
+    },
+    { endpoint: 'GET /media/{id}/content', method: 'GET', path: () => `/media/${a.mediaId}/content`, check: notFound },
+  ];
+
+  const credentials = [
+    ['B\'s API token', () => teamB.token],
+    ['B\'s OAuth token', () => b.oauthToken],
+  ] as const;
+
+  const call = async (token: string, slug: string, row: Row) => {
+    const res = await fetch(`${server.baseUrl}${row.path()}`, {
+      method: row.method,
+      headers: {
+        authorization: `Bearer ${token}`, 'x-team-slug': slug, 'idempotency-key': 'same-key',
+        ...(row.body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: row.body ? JSON.stringify(row.body()) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+  };
+
+  describe.each(credentials)('%s', (_name, token) => {
+    it.each(rows.map((row) => [row.endpoint, row] as const))('%s with its own slug sees nothing of team A', async (_endpoint, row) => {
+      const { status, body } = await call(token(), teamB.slug, row);
+      row.check(status, body);
+    });
+
+    it.each(rows.map((row) => [row.endpoint, row] as const))('%s with team A\'s slug → 403 forbidden', async (_endpoint, row) => {
+      const { status, body } = await call(token(), teamA.slug, row);
+      expect(status).toBe(403);
+      expect(body.error.code).toBe('forbidden');
+    });
+  });
+
+  it('the rows cover every team endpoint the API has', async () => {
+    const spec = await (await fetch(`${server.baseUrl}/openapi.json`)).json();
+    const teamOperations = Object.entries(spec.paths as Record<string, Record<string, { parameters?: { name: string }[] }>>)
+      .flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op.parameters?.some((p) => p.name.toLowerCase() === 'x-team-slug')).map(([method]) => `${method.toUpperCase()} ${path}`));
+    const covered = rows.map((r) => `${r.method} ${r.path().split('?')[0]}`
+      .replace(a.contactId, '{contactId}').replace(a.jobId, '{jobId}').replace(a.mediaId, '{mediaId}'));
+    expect(teamOperations.length).toBeGreaterThanOrEqual(rows.length);
+    for (const operation of teamOperations) expect(covered).toContain(operation);
+  });
+
+  it('API tokens: B lists only its own, and cannot revoke A\'s (404; A\'s token keeps working)', async () => {
+    const listed = await apiClient(server.baseUrl, teamB).get('/api-tokens');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((t: { id: string }) => t.id)).not.toContain(a.apiTokenId);
+    const revoke = await apiClient(server.baseUrl, teamB).call('DELETE', `/api-tokens/${a.apiTokenId}`);
+    expect(revoke.status).toBe(404);
+    expect((await apiClient(server.baseUrl, teamA).get('/agents')).status).toBe(200);
+  });
+
+  it('OAuth: B\'s client learns nothing of A\'s token by introspection and cannot revoke it', async () => {
+    const basicB = `Basic ${Buffer.from(`${b.client.id}:${b.client.secret}`).toString('base64')}`;
+    const introspection = await fetch(`${server.url}/mcp/introspect`, { method: 'POST', headers: { authorization: basicB }, body: new URLSearchParams({ token: a.oauthToken }) });
+    expect(await introspection.json()).toEqual({ active: false });
+    const revoke = await fetch(`${server.url}/oauth/token/revoke`, { method: 'POST', headers: { authorization: basicB }, body: new URLSearchParams({ token: a.oauthToken }) });
+    expect(revoke.status).toBe(200);
+    const stillWorks = await fetch(`${server.baseUrl}/agents`, { headers: { authorization: `Bearer ${a.oauthToken}`, 'x-team-slug': teamA.slug } });
+    expect(stillWorks.status).toBe(200);
+  });
+});
