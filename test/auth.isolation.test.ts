@@ -16,15 +16,15 @@ describe('team isolation matrix', () => {
   const b = {} as { oauthToken: string; client: { id: string; secret: string } };
 
   async function teamClientToken(team: TestTeam) {
-    const registered = await (await fetch(`${server.url}/oauth/register`, {
+    const registered = (await (await fetch(`${server.url}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${team.token}`, 'x-team-slug': team.slug },
       body: JSON.stringify({ client_name: `${team.slug} backend`, grant_types: ['client_credentials'] }),
-    })).json();
+    })).json()) as any;
     const basic = `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}`;
-    const token = await (await fetch(`${server.url}/oauth/token`, {
+    const token = (await (await fetch(`${server.url}/oauth/token`, {
       method: 'POST', headers: { authorization: basic }, body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:use' }),
-    })).json();
+    })).json()) as any;
     return { token: token.access_token as string, client: { id: registered.client_id as string, secret: registered.client_secret as string } };
   }
 
@@ -108,7 +108,7 @@ describe('team isolation matrix', () => {
   });
 
   it('the rows cover every team endpoint the API has', async () => {
-    const spec = await (await fetch(`${server.baseUrl}/openapi.json`)).json();
+    const spec = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as any;
     const teamOperations = Object.entries(spec.paths as Record<string, Record<string, { parameters?: { name: string }[] }>>)
       .flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op.parameters?.some((p) => p.name.toLowerCase() === 'x-team-slug')).map(([method]) => `${method.toUpperCase()} ${path}`));
     const covered = rows.map((r) => `${r.method} ${r.path().split('?')[0]}`
@@ -129,7 +129,7 @@ describe('team isolation matrix', () => {
   it('OAuth: B\'s client learns nothing of A\'s token by introspection and cannot revoke it', async () => {
     const basicB = `Basic ${Buffer.from(`${b.client.id}:${b.client.secret}`).toString('base64')}`;
     const introspection = await fetch(`${server.url}/mcp/introspect`, { method: 'POST', headers: { authorization: basicB }, body: new URLSearchParams({ token: a.oauthToken }) });
-    expect(await introspection.json()).toEqual({ active: false });
+    expect(await introspection.json() as any).toEqual({ active: false });
     const revoke = await fetch(`${server.url}/oauth/token/revoke`, { method: 'POST', headers: { authorization: basicB }, body: new URLSearchParams({ token: a.oauthToken }) });
     expect(revoke.status).toBe(200);
     const stillWorks = await fetch(`${server.baseUrl}/agents`, { headers: { authorization: `Bearer ${a.oauthToken}`, 'x-team-slug': teamA.slug } });

@@ -42,7 +42,7 @@ describe('OAuth authorization server, end to end', () => {
       authorization_response_iss_parameter_supported: true,
     });
     // RFC 8414 path-suffixed form for the MCP endpoint.
-    expect(await (await fetch(`${issuer}/.well-known/oauth-authorization-server/mcp`)).json()).toEqual(metadata);
+    expect(await (await fetch(`${issuer}/.well-known/oauth-authorization-server/mcp`)).json() as any).toEqual(metadata);
     // openid-client accepts it (it checks the issuer exactly).
     const config = await client.discovery(new URL(issuer), 'anyone', undefined, undefined, insecure);
     expect(config.serverMetadata().issuer).toBe(issuer);
@@ -58,7 +58,7 @@ describe('OAuth authorization server, end to end', () => {
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const res = await fetch(`${issuer}${path}`);
       expect(res.status).toBe(200);
-      expect(await res.json()).toMatchObject(expected);
+      expect(await res.json() as any).toMatchObject(expected);
     }
     const api = await (await fetch(`${issuer}/.well-known/oauth-protected-resource/v1`)).json();
     expect(api).toMatchObject({ ...expected, resource: server.baseUrl });
@@ -98,7 +98,7 @@ describe('OAuth authorization server, end to end', () => {
 
     const agents = await callApi(tokens.access_token, '/agents');
     expect(agents.status).toBe(200);
-    expect((await agents.json()).data.map((a: { uuid: string }) => a.uuid)).toContain(owner.agentId);
+    expect((await agents.json() as any).data.map((a: { uuid: string }) => a.uuid)).toContain(owner.agentId);
     const created = await callApi(tokens.access_token, '/contacts', { method: 'POST', body: JSON.stringify({ name: 'Via OAuth' }) });
     expect(created.status).toBe(201);
 
@@ -156,7 +156,7 @@ describe('OAuth authorization server, end to end', () => {
       body: JSON.stringify({ client_name: 'Backend', grant_types: ['client_credentials'], ...(scope ? { scope } : {}) }),
     });
     expect(registration.status).toBe(201);
-    const registered = await registration.json();
+    const registered = (await registration.json()) as any;
     expect(registered.grant_types).toEqual(['client_credentials']);
     return client.discovery(new URL(issuer), registered.client_id, registered, auth(registered.client_secret), insecure);
   }
@@ -172,7 +172,7 @@ describe('OAuth authorization server, end to end', () => {
     expect((await callApi(tokens.access_token, '/contacts')).status).toBe(200);
     const write = await callApi(tokens.access_token, '/contacts', { method: 'POST', body: JSON.stringify({ name: 'Nope' }) });
     expect(write.status).toBe(403);
-    expect((await write.json()).error.code).toBe('insufficient_scope');
+    expect((await write.json() as any).error.code).toBe('insufficient_scope');
     expect(await client.tokenIntrospection(config, tokens.access_token)).toMatchObject({ active: true, team: owner.slug, scope: 'mcp:read' });
   });
 
@@ -183,7 +183,7 @@ describe('OAuth authorization server, end to end', () => {
       body: JSON.stringify({ client_name: 'Orphan', grant_types: ['client_credentials'] }),
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toBe('invalid_client_metadata');
+    expect((await res.json() as any).error).toBe('invalid_client_metadata');
   });
 
   it('lets a user with no agent create and name one on the consent page', async () => {
@@ -200,7 +200,7 @@ describe('OAuth authorization server, end to end', () => {
     expect(agents.map((a) => a.name)).toEqual(['Research helper']);
     expect(await client.tokenIntrospection(config, tokens.access_token)).toMatchObject({ active: true, team: team.slug, agent_id: agents[0].id });
     const listed = await callApi(tokens.access_token, '/agents', {}, team.slug);
-    expect((await listed.json()).data.map((a: { name: string }) => a.name)).toEqual(['Research helper']);
+    expect((await listed.json() as any).data.map((a: { name: string }) => a.name)).toEqual(['Research helper']);
   });
 
   it('sends a denial back to the client as access_denied with state and iss, and issues nothing', async () => {

@@ -34,7 +34,7 @@ describe('OAuth negative cases', () => {
 
   async function tokenRequest(fields: Record<string, string>, authorization?: string) {
     const res = await fetch(`${issuer}/oauth/token`, { method: 'POST', headers: authorization ? { authorization } : {}, body: new URLSearchParams(fields) });
-    return { status: res.status, headers: res.headers, body: await res.json() };
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
   }
 
   async function freshCode(config: client.Configuration, params: Record<string, string> = {}) {
@@ -110,7 +110,7 @@ describe('OAuth negative cases', () => {
 
   it('authorization request without PKCE, or with a malformed challenge → redirected back with invalid_request', async () => {
     const base = { response_type: 'code', client_id: meta(confidential).client_id, redirect_uri: REDIRECT_URI, state: 's1' };
-    for (const extra of [{}, { code_challenge: 'short', code_challenge_method: 'S256' }, { code_challenge: 'a'.repeat(43), code_challenge_method: 'S512' }]) {
+    for (const extra of [{} as Record<string, string>, { code_challenge: 'short', code_challenge_method: 'S256' }, { code_challenge: 'a'.repeat(43), code_challenge_method: 'S512' }]) {
       const res = await fetch(`${issuer}/oauth/authorize?${new URLSearchParams({ ...base, ...extra })}`, { redirect: 'manual' });
       expect(res.status).toBe(302);
       const back = new URL(res.headers.get('location')!);
@@ -177,7 +177,7 @@ describe('OAuth negative cases', () => {
     await db('oauth_tokens').update({ expires_at: db.raw("now() - interval '1 second'") }).whereRaw('token_hash = encode(sha256(?::bytea), \'hex\')', [tokens.access_token]);
     const res = await api(tokens.access_token);
     expect(res.status).toBe(401);
-    expect((await res.json()).error.code).toBe('unauthorized');
+    expect((await res.json() as any).error.code).toBe('unauthorized');
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 
@@ -187,14 +187,14 @@ describe('OAuth negative cases', () => {
     await client.tokenRevocation(confidential, tokens.access_token, { token_type_hint: 'access_token' });
     const res = await api(tokens.access_token);
     expect(res.status).toBe(401);
-    expect((await res.json()).error.code).toBe('unauthorized');
+    expect((await res.json() as any).error.code).toBe('unauthorized');
   });
 
   it('token for another resource → 401 on the API; an unknown resource at the token endpoint → 400 invalid_target', async () => {
     const mcpOnly = await tokensFor(confidential, { resource: `${issuer}/mcp` });
     const res = await api(mcpOnly.access_token);
     expect(res.status).toBe(401);
-    expect((await res.json()).error.message).toContain('another resource');
+    expect((await res.json() as any).error.message).toContain('another resource');
 
     const { code, verifier } = await freshCode(confidential);
     const foreign = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier, resource: 'https://elsewhere.example/api' }, basic(confidential));
@@ -207,7 +207,7 @@ describe('OAuth negative cases', () => {
     expect((await api(readOnly.access_token, '/contacts')).status).toBe(200);
     const res = await api(readOnly.access_token, '/contacts', { method: 'POST', body: JSON.stringify({ name: 'x' }) });
     expect(res.status).toBe(403);
-    expect(await res.json()).toMatchObject({ error: { code: 'insufficient_scope', details: { requiredScope: 'mcp:write' } } });
+    expect(await res.json() as any).toMatchObject({ error: { code: 'insufficient_scope', details: { requiredScope: 'mcp:write' } } });
     expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
   });
 
@@ -215,11 +215,11 @@ describe('OAuth negative cases', () => {
     const other = await newTeam(db, 'oauthneg-other');
     const res = await fetch(`${server.baseUrl}/agents`, { headers: { authorization: `Bearer ${owner.token}`, 'x-team-slug': other.slug } });
     expect(res.status).toBe(403);
-    expect((await res.json()).error.code).toBe('forbidden');
+    expect((await res.json() as any).error.code).toBe('forbidden');
     const tokens = await tokensFor(confidential);
     const oauth = await fetch(`${server.baseUrl}/agents`, { headers: { authorization: `Bearer ${tokens.access_token}`, 'x-team-slug': other.slug } });
     expect(oauth.status).toBe(403);
-    expect((await oauth.json()).error.code).toBe('forbidden');
+    expect((await oauth.json() as any).error.code).toBe('forbidden');
   });
 
   it('login brute force is throttled: after 5 failures even the right password gets 429 with Retry-After', async () => {
@@ -281,14 +281,14 @@ describe('OAuth negative cases', () => {
     expect(unknown.body.error).toBe('unsupported_grant_type');
     const json = await fetch(`${issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' });
     expect(json.status).toBe(400);
-    expect((await json.json()).error).toBe('invalid_request');
+    expect((await json.json() as any).error).toBe('invalid_request');
   });
 
   it('registration with a bad redirect URI → 400 invalid_redirect_uri', async () => {
     for (const uri of ['http://example.com/cb', 'javascript:alert(1)', 'https://ok.example/cb#frag']) {
       const res = await fetch(`${issuer}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [uri] }) });
       expect(res.status).toBe(400);
-      expect((await res.json()).error).toBe('invalid_redirect_uri');
+      expect((await res.json() as any).error).toBe('invalid_redirect_uri');
     }
   });
 });
