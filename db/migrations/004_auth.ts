@@ -81,7 +81,9 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   // The table layout rate-limiter-flexible's Postgres store expects; every API process shares it.
-  await knex.raw('CREATE TABLE rate_limits (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)');
+  // UNLOGGED: a counter write costs no WAL flush on every request, and losing the counters in a
+  // crash only resets the current windows.
+  await knex.raw('CREATE UNLOGGED TABLE rate_limits (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)');
 }
 
 export async function down(knex: Knex): Promise<void> {
