@@ -55,6 +55,16 @@ const envSchema = z.object({
   OAUTH_ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).default(3600),
   OAUTH_REFRESH_TOKEN_TTL: z.coerce.number().int().min(60).default(30 * 24 * 3600),
   OAUTH_CODE_TTL: z.coerce.number().int().min(10).max(600).default(300),
+  /** 32 bytes, base64: encrypts provider secrets and signs approval and media links. Unset: generated once into DATA_DIR/secrets.key. */
+  SECRETS_KEY: z.string().optional(),
+  /** The domain of the agents' receive-only mailboxes ({inbox_domain}); never a sender. */
+  INBOX_DOMAIN: z.string().default('inbox.localhost'),
+  /** Largest media upload, bytes. */
+  MEDIA_MAX_BYTES: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
+  /** How long a manual-mode approval waits before the execution expires. */
+  APPROVAL_TTL_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
+  /** How long an auto-mode deliver request waits for the send before answering 202 instead of 200. */
+  DELIVERY_WAIT_SECONDS: z.coerce.number().int().min(1).max(120).default(25),
 });
 
 export type Config = z.infer<typeof envSchema> & {

@@ -7,6 +7,7 @@ import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
 import type { AppContext } from './services/context';
 import { RateLimits } from './services/rateLimits';
+import { loadSecretsKey, SecretBox } from './services/secretBox';
 import { TemporalGateway } from './temporal/client';
 
 export interface RunningServer {
@@ -37,6 +38,7 @@ export async function startServer(config: Config, db: Db): Promise<RunningServer
     config: effective,
     logger: createLogger(config.LOG_LEVEL, 'api'),
     rateLimits: new RateLimits(db, rateLimitSettings(effective)),
+    secretBox: new SecretBox(loadSecretsKey(effective)),
   };
   server.on('request', createApp(ctx));
   return {

@@ -5,6 +5,7 @@ import { Config, loadConfig } from './config';
 import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
+import { loadSecretsKey, SecretBox } from './services/secretBox';
 import { LocalDiskStorage } from './services/storage';
 import { waitForTemporal } from './temporal/devServer';
 import { ensureSearchAttributes } from './temporal/searchAttributes';
@@ -22,6 +23,9 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
   const activities = createActivities({
     db,
     storage: new LocalDiskStorage(path.join(config.dataDir, 'media')),
+    secretBox: new SecretBox(loadSecretsKey(config)),
+    baseUrl: config.baseUrl,
+    fileLinkTtlSeconds: 30 * 24 * 3600,
   });
   const worker = await Worker.create({
     connection,

@@ -9,6 +9,8 @@ import { buildOpenApiDocument } from './openapi';
 import { authRouter } from '../auth/router';
 import { agentsRouter } from './routes/agents';
 import { apiTokensRouter } from './routes/apiTokens';
+import { artifactsRouter } from './routes/artifacts';
+import { warpExecutionsRouter } from './routes/warpExecutions';
 import { contactsRouter } from './routes/contacts';
 import { jobsRouter } from './routes/jobs';
 import { mediaRouter } from './routes/media';
@@ -40,6 +42,8 @@ export function createApp(ctx: AppContext): Express {
   v1.use(contactsRouter(ctx));
   v1.use(jobsRouter(ctx));
   v1.use(apiTokensRouter(ctx));
+  v1.use(artifactsRouter(ctx));
+  v1.use(warpExecutionsRouter(ctx));
   v1.use(mediaRouter(ctx, new LocalDiskStorage(path.join(ctx.config.dataDir, 'media'))));
   app.use('/v1', v1);
 

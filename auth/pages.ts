@@ -83,3 +83,14 @@ ${agentOptions.length > 0 ? html`<fieldset><legend>Connect as</legend>${agentOpt
 export function errorPage(title: string, message: string): string {
   return layout(title, html`<h1>${title}</h1><p>${message}</p><p class="muted">Close this window and start again from the application.</p>`);
 }
+
+/** A simple page: a heading, paragraphs, and optionally a form of buttons (used by the approval link). */
+export function layoutPage(
+  title: string,
+  heading: string,
+  paragraphs: string[],
+  form?: { action: string; buttons: { name: string; value: string; label: string; primary?: boolean }[] },
+): string {
+  return layout(title, html`<h1>${heading}</h1>${paragraphs.map((p) => html`<p style="white-space:pre-wrap">${p}</p>`)}
+${form ? html`<form method="post" action="${form.action}">${form.buttons.map((b) => html`<button${b.primary ? new Html(' class="primary"') : ''} type="submit" name="${b.name}" value="${b.value}">${b.label}</button>`)}</form>` : ''}`);
+}

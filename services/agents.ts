@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { keysetPage, Page, PageQuery } from './pagination';
+import { notFound } from './errors';
 import { slugify } from './teams';
 
 interface AgentRow {
@@ -70,4 +71,20 @@ export async function agentsOfUser(db: Db, userId: string): Promise<TeamAgents[]
     if (row.agentId) team.agents.push({ id: row.agentId, name: row.agentName });
   }
   return [...teams.values()];
+}
+
+export const agentUpdateSchema = z.strictObject({
+  name: agentNameSchema.optional(),
+  /** auto: sensitive writes run at once; manual: they wait for an approval. */
+  mode: z.enum(['auto', 'manual']).optional(),
+});
+export type AgentUpdate = z.infer<typeof agentUpdateSchema>;
+
+export async function updateAgent(db: Db, teamId: string, agentId: string, input: AgentUpdate): Promise<AgentJson> {
+  if (!/^[0-9a-f-]{36}$/i.test(agentId)) throw notFound('Agent');
+  const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+  const query = db('agents').where({ team_id: teamId, id: agentId });
+  const [row] = Object.keys(changes).length ? await query.update(changes).returning('*') : await query.select('*');
+  if (!row) throw notFound('Agent');
+  return presentAgent(row);
 }

@@ -50,3 +50,8 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
   if (!result.success) throw validationError(result.error, where);
   return result.data;
 }
+
+/** An Error resource value, for stored failures (a job's or a delivery's `error`). */
+export const errorBody = (code: string, message: string, details?: Record<string, unknown>): ErrorBody => ({
+  error: { code, message, ...(details ? { details } : {}) },
+});

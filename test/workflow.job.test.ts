@@ -5,7 +5,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { createActivities } from '../activities';
+import { createJobActivities } from '../activities/jobs';
 import type { Db } from '../db/knex';
 import { newId } from '../services/ids';
 import { storeJobRows } from '../services/jobs';
@@ -41,7 +41,7 @@ describe('jobWorkflow on the Temporal test environment', () => {
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({ db, storage: new LocalDiskStorage(fs.mkdtempSync(path.join(os.tmpdir(), 'tap-media-'))) }),
+      activities: createJobActivities({ db, storage: new LocalDiskStorage(fs.mkdtempSync(path.join(os.tmpdir(), 'tap-media-'))) }),
     });
     running = worker.run();
   });

@@ -1,1 +1,2 @@
 export { jobWorkflow } from './job';
+export { deliveryWorkflow } from './delivery';

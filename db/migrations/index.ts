@@ -3,6 +3,7 @@ import * as foundation from './001_foundation';
 import * as jobInputChunks from './002_job_input_chunks';
 import * as idempotencyClaims from './003_idempotency_claims';
 import * as auth from './004_auth';
+import * as artifactsDelivery from './005_artifacts_delivery';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -13,6 +14,7 @@ const migrations: Record<string, Knex.Migration> = {
   '002_job_input_chunks': jobInputChunks,
   '003_idempotency_claims': idempotencyClaims,
   '004_auth': auth,
+  '005_artifacts_delivery': artifactsDelivery,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { startTestStack, startWorkerProcess, TestStack, WorkerProcess } from './stack';
 
 export const SHARED_TASK_QUEUE = 'tap-test';
@@ -15,6 +16,8 @@ export default async function globalSetup(): Promise<void> {
     TEMPORAL_TASK_QUEUE: SHARED_TASK_QUEUE,
     WORKFLOW_BUNDLE_PATH: stack.bundlePath,
     TEMPORAL_CLI_PATH: stack.cliPath,
+    // One key for the API and the worker (provider secrets, signed links), fresh per run.
+    SECRETS_KEY: randomBytes(32).toString('base64'),
   };
   Object.assign(process.env, env);
   const worker = await startWorkerProcess(env);

@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import { z } from 'zod';
+import type { Db } from '../db/knex';
+import { newId } from '../services/ids';
+import { bearer, providerRequest } from './http';
+import { Channel, ChannelProvider, OutboundMessage, ProviderError } from './types';
+
+const baseUrl = (fallback: string) => z.url({ protocol: /^https?$/ }).default(fallback).transform((u) => u.replace(/\/+$/, ''));
+
+/**
+ * Every provider: the channels it serves, its settings (`config`, stored as is) and its
+ * credentials (`secrets`, stored encrypted). Base URLs are settings, so tests and benchmarks
+ * point the real adapters at the local fake provider server.
+ */
+export const providerDefinitions = {
+  sandbox: { channels: ['email', 'sms', 'whatsapp', 'push'], config: z.strictObject({}), secrets: z.strictObject({}) },
+  smtp: {
+    channels: ['email'],
+    config: z.strictObject({ host: z.string().min(1), port: z.number().int().min(1).max(65535).default(587), secure: z.boolean().default(false) }),
+    secrets: z.strictObject({ username: z.string().optional(), password: z.string().optional() }),
+  },
+  resend: { channels: ['email'], config: z.strictObject({ baseUrl: baseUrl('https://api.resend.com') }), secrets: z.strictObject({ apiKey: z.string().min(1) }) },
+  twilio: {
+    channels: ['sms'],
+    config: z.strictObject({ baseUrl: baseUrl('https://api.twilio.com'), accountSid: z.string().min(1) }),
+    secrets: z.strictObject({ authToken: z.string().min(1) }),
+  },
+  whatsapp_cloud: {
+    channels: ['whatsapp'],
+    config: z.strictObject({ baseUrl: baseUrl('https://graph.facebook.com'), apiVersion: z.string().default('v19.0'), phoneNumberId: z.string().min(1) }),
+    secrets: z.strictObject({ accessToken: z.string().min(1) }),
+  },
+  fcm: {
+    channels: ['push'],
+    config: z.strictObject({ baseUrl: baseUrl('https://fcm.googleapis.com'), projectId: z.string().min(1) }),
+    secrets: z.strictObject({ accessToken: z.string().min(1) }),
+  },
+} as const satisfies Record<string, { channels: readonly Channel[]; config: z.ZodType; secrets: z.ZodType }>;
+
+export type ProviderName = keyof typeof providerDefinitions;
+export const providerNameSchema = z.enum(Object.keys(providerDefinitions) as [ProviderName, ...ProviderName[]]);
+
+type Config<P extends ProviderName> = z.infer<(typeof providerDefinitions)[P]['config']>;
+type Secrets<P extends ProviderName> = z.infer<(typeof providerDefinitions)[P]['secrets']>;
+
+/** Records the message in the team's outbox (GET /v1/outbox): everything works offline. */
+function sandbox(db: Db, teamId: string): ChannelProvider {
+  return {
+    async send(message) {
+      const [row] = await db('outbox')
+        .insert({
+          id: newId('msg'), team_id: teamId, channel: message.channel, from_address: message.from, to_address: message.to,
+          subject: message.subject ?? null, body: message.text, idempotency_key: message.idempotencyKey,
+        })
+        .onConflict('idempotency_key')
+        .merge({ idempotency_key: db.raw('excluded.idempotency_key') })
+        .returning('id');
+      return { providerMessageId: row.id };
+    },
+  };
+}
+
+function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): ChannelProvider {
+  return {
+    async send(message) {
+      const transport = nodemailer.createTransport({
+        host: config.host, port: config.port, secure: config.secure,
+        auth: secrets.username ? { user: secrets.username, pass: secrets.password } : undefined,
+        connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 15_000,
+      });
+      // SMTP has no idempotency header; a stable Message-ID lets the receiving side drop a repeat.
+      const domain = message.from?.split('@')[1] ?? 'localhost';
+      const messageId = `<${createHash('sha256').update(message.idempotencyKey).digest('hex').slice(0, 32)}@${domain}>`;
+      try {
+        const info = await transport.sendMail({
+          from: message.from ?? undefined, to: message.to, subject: message.subject ?? '', text: message.text,
+          messageId, headers: { 'X-Idempotency-Key': message.idempotencyKey },
+        });
+        return { providerMessageId: info.messageId ?? messageId };
+      } catch (err) {
+        const code = (err as { responseCode?: number }).responseCode;
+        // SMTP 4xx replies are transient by definition, 5xx permanent; no reply at all: try again.
+        throw new ProviderError(`smtp: ${(err as Error).message}`, code === undefined || code < 500, code);
+      } finally {
+        transport.close();
+      }
+    },
+  };
+}
+
+function resend(config: Config<'resend'>, secrets: Secrets<'resend'>): ChannelProvider {
+  return {
+    async send(message) {
+      const body = await providerRequest<{ id: string }>('resend', `${config.baseUrl}/emails`, {
+        headers: { ...bearer(secrets.apiKey), 'idempotency-key': message.idempotencyKey },
+        json: { from: message.from, to: [message.to], subject: message.subject ?? '', text: message.text },
+      });
+      return { providerMessageId: body.id };
+    },
+  };
+}
+
+function twilio(config: Config<'twilio'>, secrets: Secrets<'twilio'>): ChannelProvider {
+  return {
+    async send(message) {
+      const body = await providerRequest<{ sid: string }>('twilio', `${config.baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/Messages.json`, {
+        headers: {
+          authorization: `Basic ${Buffer.from(`${config.accountSid}:${secrets.authToken}`).toString('base64')}`,
+          'i-twilio-idempotency-token': message.idempotencyKey,
+        },
+        form: { To: message.to, ...(message.from ? { From: message.from } : {}), Body: message.text },
+      });
+      return { providerMessageId: body.sid };
+    },
+  };
+}
+
+function whatsappCloud(config: Config<'whatsapp_cloud'>, secrets: Secrets<'whatsapp_cloud'>): ChannelProvider {
+  return {
+    async send(message) {
+      const body = await providerRequest<{ messages: { id: string }[] }>('whatsapp', `${config.baseUrl}/${config.apiVersion}/${encodeURIComponent(config.phoneNumberId)}/messages`, {
+        headers: { ...bearer(secrets.accessToken), 'idempotency-key': message.idempotencyKey },
+        json: { messaging_product: 'whatsapp', recipient_type: 'individual', to: message.to, type: 'text', text: { body: message.text } },
+      });
+      return { providerMessageId: body.messages[0].id };
+    },
+  };
+}
+
+function fcm(config: Config<'fcm'>, secrets: Secrets<'fcm'>): ChannelProvider {
+  return {
+    async send(message) {
+      const body = await providerRequest<{ name: string }>('fcm', `${config.baseUrl}/v1/projects/${encodeURIComponent(config.projectId)}/messages:send`, {
+        headers: { ...bearer(secrets.accessToken), 'idempotency-key': message.idempotencyKey },
+        json: { message: { token: message.to, notification: { title: message.subject ?? '', body: message.text } } },
+      });
+      return { providerMessageId: body.name };
+    },
+  };
+}
+
+/** The adapter for a stored integration (config parsed, secrets already decrypted). */
+export function createProvider(provider: ProviderName, config: unknown, secrets: unknown, context: { db: Db; teamId: string }): ChannelProvider {
+  const definition = providerDefinitions[provider];
+  const c = definition.config.parse(config ?? {});
+  const s = definition.secrets.parse(secrets ?? {});
+  switch (provider) {
+    case 'sandbox': return sandbox(context.db, context.teamId);
+    case 'smtp': return smtp(c as Config<'smtp'>, s as Secrets<'smtp'>);
+    case 'resend': return resend(c as Config<'resend'>, s as Secrets<'resend'>);
+    case 'twilio': return twilio(c as Config<'twilio'>, s as Secrets<'twilio'>);
+    case 'whatsapp_cloud': return whatsappCloud(c as Config<'whatsapp_cloud'>, s as Secrets<'whatsapp_cloud'>);
+    case 'fcm': return fcm(c as Config<'fcm'>, s as Secrets<'fcm'>);
+  }
+}

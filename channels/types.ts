@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+export const channelSchema = z.enum(['email', 'sms', 'whatsapp', 'push']);
+export type Channel = z.infer<typeof channelSchema>;
+
+export interface OutboundMessage {
+  channel: Channel;
+  /** Email address, E.164 phone number, or push device token. */
+  to: string;
+  from: string | null;
+  subject?: string;
+  text: string;
+  /** The same key for every attempt of one message, so a provider (or we) can drop a repeat. */
+  idempotencyKey: string;
+}
+
+export interface SendResult {
+  providerMessageId: string;
+}
+
+/** A provider's refusal, classed: retryable (5xx, 429, timeouts, network) or permanent (other 4xx). */
+export class ProviderError extends Error {
+  constructor(message: string, readonly retryable: boolean, readonly status?: number) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+export interface ChannelProvider {
+  send(message: OutboundMessage): Promise<SendResult>;
+}

@@ -1,0 +1,142 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { SMTPServer } from 'smtp-server';
+
+/** One message a fake provider accepted (duplicates: later requests that carried the same key). */
+export interface FakeMessage {
+  provider: 'resend' | 'twilio' | 'whatsapp_cloud' | 'fcm' | 'smtp';
+  key: string;
+  to: string;
+  from: string | null;
+  subject: string | null;
+  text: string;
+  id: string;
+  duplicates: number;
+}
+
+/** What the next requests should suffer, in order: a status to answer, or a hang. */
+type Fault = { status: number } | { hang: true };
+
+/**
+ * A local stand-in for the real providers, over real HTTP and SMTP: Resend-style email
+ * (`POST /emails`), Twilio-style SMS, WhatsApp Cloud-style and FCM v1-style push, and an SMTP
+ * server. It keeps one message per idempotency key (a repeat is counted as a duplicate and
+ * answered with the first id), and can be told to add latency, answer 5xx/429/4xx, or hang.
+ */
+export class FakeProviderServer {
+  readonly messages = new Map<string, FakeMessage>();
+  private faults: Fault[] = [];
+  latencyMs = 0;
+  requests = 0;
+  private http?: http.Server;
+  private smtp?: SMTPServer;
+  baseUrl = '';
+  smtpPort = 0;
+  private counter = 0;
+
+  /** Queue faults for the next requests (any provider), e.g. `fail({ status: 503 }, { status: 503 })`. */
+  fail(...faults: Fault[]): void {
+    this.faults.push(...faults);
+  }
+
+  reset(): void {
+    this.messages.clear();
+    this.faults = [];
+    this.latencyMs = 0;
+    this.requests = 0;
+  }
+
+  byRecipient(to: string): FakeMessage[] {
+    return [...this.messages.values()].filter((m) => m.to === to);
+  }
+
+  totalDuplicates(): number {
+    return [...this.messages.values()].reduce((sum, m) => sum + m.duplicates, 0);
+  }
+
+  private accept(provider: FakeMessage['provider'], key: string, fields: Omit<FakeMessage, 'provider' | 'key' | 'id' | 'duplicates'>): FakeMessage {
+    const existing = this.messages.get(key);
+    if (existing) {
+      existing.duplicates++;
+      return existing;
+    }
+    const message = { provider, key, ...fields, id: `${provider}-${++this.counter}`, duplicates: 0 };
+    this.messages.set(key, message);
+    return message;
+  }
+
+  /** Latency, then the next queued fault, if any. Returns false when the request was answered (or left hanging). */
+  private async gate(res: express.Response): Promise<boolean> {
+    this.requests++;
+    if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
+    const fault = this.faults.shift();
+    if (!fault) return true;
+    if ('hang' in fault) return false;
+    res.status(fault.status).json({ error: { message: `fake provider answers ${fault.status}` } });
+    return false;
+  }
+
+  async start(): Promise<this> {
+    const app = express();
+    app.use(express.json(), express.urlencoded({ extended: false }));
+    const keyOf = (req: express.Request) => String(req.headers['idempotency-key'] ?? req.headers['i-twilio-idempotency-token'] ?? `none-${++this.counter}`);
+
+    app.post('/emails', async (req, res) => {
+      if (!(await this.gate(res))) return;
+      const m = this.accept('resend', keyOf(req), { to: req.body.to?.[0], from: req.body.from, subject: req.body.subject, text: req.body.text });
+      res.json({ id: m.id });
+    });
+    app.post('/2010-04-01/Accounts/:sid/Messages.json', async (req, res) => {
+      if (!(await this.gate(res))) return;
+      const m = this.accept('twilio', keyOf(req), { to: req.body.To, from: req.body.From ?? null, subject: null, text: req.body.Body });
+      res.status(201).json({ sid: m.id, status: 'queued' });
+    });
+    app.post('/:version/:phoneNumberId/messages', async (req, res) => {
+      if (!(await this.gate(res))) return;
+      const m = this.accept('whatsapp_cloud', keyOf(req), { to: req.body.to, from: req.params.phoneNumberId, subject: null, text: req.body.text?.body });
+      res.json({ messaging_product: 'whatsapp', messages: [{ id: m.id }] });
+    });
+    app.post('/v1/projects/:project/messages\\:send', async (req, res) => {
+      if (!(await this.gate(res))) return;
+      const m = this.accept('fcm', keyOf(req), { to: req.body.message?.token, from: null, subject: req.body.message?.notification?.title ?? null, text: req.body.message?.notification?.body });
+      res.json({ name: `projects/${req.params.project}/messages/${m.id}` });
+    });
+
+    this.http = http.createServer(app);
+    await new Promise<void>((resolve) => this.http!.listen(0, '127.0.0.1', resolve));
+    this.baseUrl = `http://127.0.0.1:${(this.http.address() as AddressInfo).port}`;
+
+    this.smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData: (stream, session, callback) => {
+        let raw = '';
+        stream.on('data', (chunk: Buffer) => { raw += chunk.toString(); });
+        stream.on('end', async () => {
+          this.requests++;
+          if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
+          const fault = this.faults.shift();
+          if (fault && 'hang' in fault) return;
+          if (fault) return callback(Object.assign(new Error(`fake SMTP answers ${fault.status}`), { responseCode: fault.status >= 500 ? 451 : 550 }));
+          const header = (name: string) => new RegExp(`^${name}:\\s*(.+)$`, 'im').exec(raw)?.[1]?.trim() ?? null;
+          const body = raw.split(/\r?\n\r?\n/).slice(1).join('\n\n').trim();
+          const m = this.accept('smtp', header('X-Idempotency-Key') ?? header('Message-ID') ?? `none-${++this.counter}`, {
+            to: session.envelope.rcptTo[0]?.address, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null, subject: header('Subject'), text: body,
+          });
+          callback(null, `queued as ${m.id}`);
+        });
+      },
+    });
+    await new Promise<void>((resolve) => this.smtp!.listen(0, '127.0.0.1', resolve));
+    this.smtpPort = ((this.smtp as unknown as { server: http.Server }).server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.http?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.http ? this.http.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) => (this.smtp ? this.smtp.close(() => resolve()) : resolve()));
+  }
+}
