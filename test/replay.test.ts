@@ -11,8 +11,12 @@ describe('workflow determinism (replay)', () => {
   const dir = path.join(__dirname, 'replay', 'histories');
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 
-  it('has saved histories for each kind of job run', () => {
-    expect(files).toEqual(['contacts-export.json', 'contacts-import-cancelled.json', 'contacts-import.json', 'knowledge-ingest.json']);
+  it('has saved histories for each kind of job run and each way a delivery ends', () => {
+    expect(files).toEqual([
+      'contacts-export.json', 'contacts-import-cancelled.json', 'contacts-import.json',
+      'delivery-auto.json', 'delivery-declined.json', 'delivery-expired.json', 'delivery-manual-approved.json',
+      'knowledge-ingest.json',
+    ]);
   });
 
   it('replays every saved history without a determinism error', async () => {
