@@ -1,6 +1,13 @@
 import { OpenApiGeneratorV3, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { agentSchema } from '../services/agents';
+import { agentSchema, agentUpdateSchema } from '../services/agents';
+import { artifactCreateSchema, artifactListQuerySchema, artifactSchema, artifactUpdateSchema } from '../services/artifacts';
+import {
+  approvalEditsSchema, declineSchema, deliverRequestSchema, deliveryListQuerySchema, outboxMessageSchema, warpExecutionSchema,
+} from '../services/deliveries';
+import { deliverySchema } from '../services/deliveryTypes';
+import { integrationInputSchema, integrationSchema } from '../services/integrations';
+import { mediaSchema } from '../services/media';
 import { apiTokenCreatedSchema, apiTokenCreateSchema, apiTokenSchema } from '../services/apiTokens';
 import { contactCreateSchema, contactSchema } from '../services/contacts';
 import { errorBodySchema } from '../services/errors';
@@ -111,6 +118,48 @@ export function buildOpenApiDocument(baseUrl: string, authUrl: string) {
     request: { params: tokenId },
     responses: { 200: { description: 'The revoked token', content: { 'application/json': { schema: apiTokenSchema } } }, ...errorResponses },
   });
+
+  const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
+  const artifactId = z.object({ artifactId: z.string() });
+  const agentId = z.object({ agentId: z.string() });
+  const executionId = z.object({ executionId: z.string() });
+  const mediaId = z.object({ mediaId: z.string() });
+  const teamPaths: { method: 'get' | 'post' | 'patch' | 'put' | 'delete'; path: string; summary: string; params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType; responses: Record<number, unknown> }[] = [
+    { method: 'get', path: '/artifacts', summary: 'List artifacts (filters: status, type, contactId, ids=a,b,c)', query: artifactListQuerySchema, responses: { 200: json(pageSchema(artifactSchema), 'A page of artifacts') } },
+    { method: 'post', path: '/artifacts', summary: 'Create an artifact (draft, or ready)', body: artifactCreateSchema, responses: { 201: json(artifactSchema, 'The artifact') } },
+    { method: 'get', path: '/artifacts/{artifactId}', summary: 'Read an artifact', params: artifactId, responses: { 200: json(artifactSchema, 'The artifact') } },
+    { method: 'patch', path: '/artifacts/{artifactId}', summary: 'Edit fields or status (draft→ready, any→archived; sent only by a delivery)', params: artifactId, body: artifactUpdateSchema, responses: { 200: json(artifactSchema, 'The artifact') } },
+    { method: 'delete', path: '/artifacts/{artifactId}', summary: 'Delete an artifact for good', params: artifactId, responses: { 204: { description: 'Deleted' } } },
+    {
+      method: 'post', path: '/artifacts/deliver', summary: 'Deliver artifacts: one message per recipient covering all of them, after the approval step', body: deliverRequestSchema,
+      responses: { 200: { description: 'Auto mode, sent: { pending: false, executionId, status, statusUrl, deliveries }' }, 202: { description: 'Manual mode: { pending: true, executionId, status: "pending_approval", statusUrl } (or auto mode still sending)' } },
+    },
+    { method: 'post', path: '/media', summary: 'Upload a file (multipart/form-data, field "file")', responses: { 201: json(mediaSchema, 'The file') } },
+    { method: 'get', path: '/media', summary: "List the team's files", query: pageQuerySchema, responses: { 200: json(pageSchema(mediaSchema), 'A page of files') } },
+    { method: 'delete', path: '/media/{mediaId}', summary: 'Delete a file no artifact uses', params: mediaId, responses: { 204: { description: 'Deleted' } } },
+    { method: 'patch', path: '/agents/{agentId}', summary: "Rename an agent or set its mode (auto | manual)", params: agentId, body: agentUpdateSchema, responses: { 200: json(agentSchema, 'The agent') } },
+    { method: 'get', path: '/agents/{agentId}/integrations', summary: "An agent's channel integrations (secrets never shown)", params: agentId, responses: { 200: json(z.object({ data: z.array(integrationSchema) }), 'The integrations') } },
+    { method: 'put', path: '/agents/{agentId}/integrations/{channel}', summary: "Set an agent's integration for email, sms, whatsapp or push", params: agentId.extend({ channel: z.string() }), body: integrationInputSchema, responses: { 200: json(integrationSchema, 'The integration') } },
+    { method: 'get', path: '/warp-executions/{executionId}', summary: 'Read a warp execution (pending_approval, running, succeeded, failed, declined, expired)', params: executionId, responses: { 200: json(warpExecutionSchema, 'The execution') } },
+    { method: 'post', path: '/warp-executions/{executionId}/approve', summary: 'Approve, optionally editing message and subject (API tokens only: people approve)', params: executionId, body: approvalEditsSchema, responses: { 200: json(warpExecutionSchema, 'The execution') } },
+    { method: 'post', path: '/warp-executions/{executionId}/decline', summary: 'Decline', params: executionId, body: declineSchema, responses: { 200: json(warpExecutionSchema, 'The execution') } },
+    { method: 'post', path: '/warp-executions/{executionId}/approval-link', summary: 'A signed, single-use, expiring link to approve or decline without signing in', params: executionId, responses: { 201: json(z.object({ url: z.url(), expiresAt: z.iso.datetime() }), 'The link') } },
+    { method: 'get', path: '/deliveries', summary: 'Delivery records (filters: executionId, contactId, artifactId)', query: deliveryListQuerySchema, responses: { 200: json(pageSchema(deliverySchema), 'A page of delivery records') } },
+    { method: 'get', path: '/outbox', summary: 'What the sandbox provider sent for the team', query: pageQuerySchema, responses: { 200: json(pageSchema(outboxMessageSchema), 'A page of messages') } },
+  ];
+  for (const op of teamPaths) {
+    const writes = op.method !== 'get';
+    registry.registerPath({
+      method: op.method, path: op.path, summary: op.summary, security: writes ? writeSecurity : readSecurity,
+      request: {
+        headers: teamHeader,
+        ...(op.params ? { params: op.params } : {}),
+        ...(op.query ? { query: op.query } : {}),
+        ...(op.body ? { body: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
+      },
+      responses: { ...(op.responses as Record<number, { description: string }>), ...errorResponses, 422: { description: 'a business rule, with its own code', content: { 'application/json': { schema: error } } } },
+    });
+  }
 
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({
     openapi: '3.0.3',

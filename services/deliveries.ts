@@ -292,8 +292,8 @@ function requirePerson(principal: Principal): void {
 
 /** The `approve` Update: its validator refuses anything not pending, so a late or second approval is 409. */
 export async function approveExecution(ctx: AppContext, teamId: string, executionId: string, edits: z.infer<typeof approvalEditsSchema>, principal?: Principal) {
-  if (principal) requirePerson(principal);
   const row = await executionRow(ctx.db, teamId, executionId);
+  if (principal) requirePerson(principal);
   if (row.status !== 'pending_approval') throw notPending(row.status);
   try {
     await (await ctx.temporal.client()).workflow.getHandle(row.workflow_id).executeUpdate(approveUpdate, { args: [edits] });
@@ -307,8 +307,8 @@ export async function approveExecution(ctx: AppContext, teamId: string, executio
 
 /** The `decline` signal; answers once the execution reads declined (or after a few seconds, as it stands). */
 export async function declineExecution(ctx: AppContext, teamId: string, executionId: string, input: z.infer<typeof declineSchema>, principal?: Principal) {
-  if (principal) requirePerson(principal);
   const row = await executionRow(ctx.db, teamId, executionId);
+  if (principal) requirePerson(principal);
   if (row.status !== 'pending_approval') throw notPending(row.status);
   try {
     await (await ctx.temporal.client()).workflow.getHandle(row.workflow_id).signal(declineSignal, input);
@@ -326,8 +326,8 @@ export async function declineExecution(ctx: AppContext, teamId: string, executio
 
 /** A signed, single-use link a person can approve or decline with, without signing in. */
 export async function createApprovalLink(ctx: AppContext, teamId: string, executionId: string, principal: Principal) {
-  requirePerson(principal);
   const row = await executionRow(ctx.db, teamId, executionId);
+  requirePerson(principal);
   if (row.status !== 'pending_approval' || !row.approval_expires_at) throw notPending(row.status);
   if (row.approval_link_used_at) throw invalidState('The approval link of this execution was already used');
   const expires = String(Math.floor(Math.min(row.approval_expires_at.getTime(), Date.now() + 7 * 86400_000) / 1000));

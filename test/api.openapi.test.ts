@@ -15,7 +15,10 @@ describe('the description document and the responses it describes', () => {
     expect(doc.openapi).toBe('3.0.3');
     expect(doc.info.version).toBe('1.0.0');
     expect(doc.servers).toEqual([{ url: suite.server.baseUrl }]);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/agents', '/api-tokens', '/api-tokens/{tokenId}', '/contacts', '/contacts/{contactId}', '/jobs', '/jobs/{jobId}', '/media/{mediaId}/content']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/agents', '/agents/{agentId}', '/agents/{agentId}/integrations', '/agents/{agentId}/integrations/{channel}', '/api-tokens', '/api-tokens/{tokenId}',
+      '/artifacts', '/artifacts/deliver', '/artifacts/{artifactId}', '/contacts', '/contacts/{contactId}', '/deliveries', '/jobs', '/jobs/{jobId}', '/media', '/media/{mediaId}', '/media/{mediaId}/content',
+      '/outbox', '/warp-executions/{executionId}', '/warp-executions/{executionId}/approval-link', '/warp-executions/{executionId}/approve',
+      '/warp-executions/{executionId}/decline']);
     expect(doc.paths['/contacts'].post.requestBody.content['application/json'].schema.properties.email.format).toBe('email');
     expect(doc.paths['/agents'].get.parameters.find((p: { name: string }) => p.name === 'limit').schema).toMatchObject({ minimum: 1, maximum: 100, default: 25 });
   });

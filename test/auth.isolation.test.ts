@@ -12,7 +12,10 @@ describe('team isolation matrix', () => {
   let server: RunningServer & { baseUrl: string };
   let teamA: TestTeam;
   let teamB: TestTeam;
-  const a = {} as { contactId: string; email: string; jobId: string; mediaId: string; apiTokenId: string; oauthToken: string; client: { id: string; secret: string } };
+  const a = {} as {
+    contactId: string; email: string; jobId: string; mediaId: string; apiTokenId: string; oauthToken: string; client: { id: string; secret: string };
+    artifactId: string; executionId: string; pendingExecutionId: string; deliveryId: string; outboxId: string;
+  };
   const b = {} as { oauthToken: string; client: { id: string; secret: string } };
 
   async function teamClientToken(team: TestTeam) {
@@ -40,6 +43,16 @@ describe('team isolation matrix', () => {
     a.jobId = job.body.jobId;
     a.mediaId = (await waitForJob(apiA, a.jobId)).result.mediaId;
     a.apiTokenId = (await apiA.get('/api-tokens')).body.data[0].id;
+    // Deliverables: an artifact with a file, a delivery sent through the sandbox (a record and an
+    // outbox message), and one waiting for approval.
+    a.artifactId = (await apiA.post('/artifacts', { title: 'A contract', type: 'agreement', media: [a.mediaId], contactId: a.contactId, status: 'ready' })).body.id;
+    await apiA.call('PUT', `/agents/${teamA.agentId}/integrations/email`, { provider: 'sandbox' });
+    const sent = await apiA.post('/artifacts/deliver', { artifactIds: [a.artifactId], message: 'For A only', integration: 'email' });
+    a.executionId = sent.body.executionId;
+    a.deliveryId = sent.body.deliveries[0].id;
+    a.outboxId = sent.body.deliveries[0].providerMessageId;
+    await apiA.call('PATCH', `/agents/${teamA.agentId}`, { mode: 'manual' });
+    a.pendingExecutionId = (await apiA.post('/artifacts/deliver', { artifactIds: [a.artifactId], message: 'Pending', integration: 'email' })).body.executionId;
     ({ token: a.oauthToken, client: a.client } = await teamClientToken(teamA));
     ({ token: b.oauthToken, client: b.client } = await teamClientToken(teamB));
   });
@@ -51,8 +64,11 @@ describe('team isolation matrix', () => {
   interface Row {
     endpoint: string;
     method: string;
+    /** The operation as the description document names it, e.g. `GET /artifacts/{artifactId}`. */
+    operation: string;
     path: () => string;
     body?: () => unknown;
+    form?: () => FormData;
     /** What team B must get for the A-owned thing the row touches, with B's own slug. */
     check: (status: number, body: any) => void;
   }
@@ -60,20 +76,53 @@ describe('team isolation matrix', () => {
     expect(status).toBe(404);
     expect(body.error.code).toBe('not_found');
   };
+  const excludes = (field: string, value: () => string) => (status: number, body: any) => {
+    expect(status).toBe(200);
+    expect(body.data.map((x: any) => x[field])).not.toContain(value());
+  };
+  const rule = (code: string) => (status: number, body: any) => {
+    expect(status).toBe(422);
+    expect(body.error.code).toBe(code);
+  };
   const rows: Row[] = [
-    { endpoint: 'GET /agents', method: 'GET', path: () => '/agents', check: (s, body) => { expect(s).toBe(200); expect(body.data.map((x: any) => x.uuid)).not.toContain(teamA.agentId); } },
-    { endpoint: 'GET /contacts', method: 'GET', path: () => '/contacts?limit=100', check: (s, body) => { expect(s).toBe(200); expect(body.data.map((x: any) => x.id)).not.toContain(a.contactId); } },
-    { endpoint: 'GET /contacts/{id}', method: 'GET', path: () => `/contacts/${a.contactId}`, check: notFound },
+    { endpoint: 'GET /agents', method: 'GET', operation: 'GET /agents', path: () => '/agents', check: excludes('uuid', () => teamA.agentId) },
+    { endpoint: 'PATCH /agents/{id}', method: 'PATCH', operation: 'PATCH /agents/{agentId}', path: () => `/agents/${teamA.agentId}`, body: () => ({ mode: 'auto' }), check: notFound },
+    { endpoint: 'GET /agents/{id}/integrations', method: 'GET', operation: 'GET /agents/{agentId}/integrations', path: () => `/agents/${teamA.agentId}/integrations`, check: notFound },
+    { endpoint: 'PUT /agents/{id}/integrations/email', method: 'PUT', operation: 'PUT /agents/{agentId}/integrations/{channel}', path: () => `/agents/${teamA.agentId}/integrations/email`, body: () => ({ provider: 'sandbox' }), check: notFound },
+    { endpoint: 'GET /contacts', method: 'GET', operation: 'GET /contacts', path: () => '/contacts?limit=100', check: excludes('id', () => a.contactId) },
+    { endpoint: 'GET /contacts/{id}', method: 'GET', operation: 'GET /contacts/{contactId}', path: () => `/contacts/${a.contactId}`, check: notFound },
     {
-      endpoint: 'POST /contacts (A\'s email and idempotency key)', method: 'POST', path: () => '/contacts', body: () => ({ name: 'Alice A', email: a.email }),
+      endpoint: 'POST /contacts (A\'s email and idempotency key)', method: 'POST', operation: 'POST /contacts', path: () => '/contacts', body: () => ({ name: 'Alice A', email: a.email }),
       check: (s, body) => { expect(s).toBe(201); expect(body.id).not.toBe(a.contactId); },
     },
-    { endpoint: 'GET /jobs/{id}', method: 'GET', path: () => `/jobs/${a.jobId}`, check: notFound },
+    { endpoint: 'GET /jobs/{id}', method: 'GET', operation: 'GET /jobs/{jobId}', path: () => `/jobs/${a.jobId}`, check: notFound },
     {
-      endpoint: 'POST /jobs (A\'s idempotency key)', method: 'POST', path: () => '/jobs', body: () => ({ type: 'contacts.export', input: {} }),
+      endpoint: 'POST /jobs (A\'s idempotency key)', method: 'POST', operation: 'POST /jobs', path: () => '/jobs', body: () => ({ type: 'contacts.export', input: {} }),
       check: (s, body) => { expect(s).toBe(202); expect(body.jobId).not.toBe(a.jobId); },
     },
-    { endpoint: 'GET /media/{id}/content', method: 'GET', path: () => `/media/${a.mediaId}/content`, check: notFound },
+    { endpoint: 'GET /media', method: 'GET', operation: 'GET /media', path: () => '/media?limit=100', check: excludes('id', () => a.mediaId) },
+    {
+      endpoint: 'POST /media', method: 'POST', operation: 'POST /media', path: () => '/media',
+      form: () => { const f = new FormData(); f.append('file', new Blob(['b'], { type: 'text/plain' }), 'b.txt'); return f; },
+      check: (s, body) => { expect(s).toBe(201); expect(body.id).not.toBe(a.mediaId); },
+    },
+    { endpoint: 'GET /media/{id}/content', method: 'GET', operation: 'GET /media/{mediaId}/content', path: () => `/media/${a.mediaId}/content`, check: notFound },
+    { endpoint: 'DELETE /media/{id}', method: 'DELETE', operation: 'DELETE /media/{mediaId}', path: () => `/media/${a.mediaId}`, check: notFound },
+    { endpoint: 'GET /artifacts', method: 'GET', operation: 'GET /artifacts', path: () => `/artifacts?ids=${a.artifactId}`, check: excludes('id', () => a.artifactId) },
+    { endpoint: 'POST /artifacts (A\'s file and contact)', method: 'POST', operation: 'POST /artifacts', path: () => '/artifacts', body: () => ({ title: 'x', media: [a.mediaId] }), check: rule('unknown_media') },
+    { endpoint: 'GET /artifacts/{id}', method: 'GET', operation: 'GET /artifacts/{artifactId}', path: () => `/artifacts/${a.artifactId}`, check: notFound },
+    { endpoint: 'PATCH /artifacts/{id}', method: 'PATCH', operation: 'PATCH /artifacts/{artifactId}', path: () => `/artifacts/${a.artifactId}`, body: () => ({ title: 'mine' }), check: notFound },
+    { endpoint: 'DELETE /artifacts/{id}', method: 'DELETE', operation: 'DELETE /artifacts/{artifactId}', path: () => `/artifacts/${a.artifactId}`, check: notFound },
+    {
+      endpoint: 'POST /artifacts/deliver (A\'s artifact)', method: 'POST', operation: 'POST /artifacts/deliver', path: () => '/artifacts/deliver',
+      body: () => ({ artifactIds: [a.artifactId], message: 'x', integration: 'email' }), check: notFound,
+    },
+    { endpoint: 'GET /warp-executions/{id}', method: 'GET', operation: 'GET /warp-executions/{executionId}', path: () => `/warp-executions/${a.executionId}`, check: notFound },
+    { endpoint: 'POST /warp-executions/{id}/approve', method: 'POST', operation: 'POST /warp-executions/{executionId}/approve', path: () => `/warp-executions/${a.pendingExecutionId}/approve`, body: () => ({}), check: notFound },
+    { endpoint: 'POST /warp-executions/{id}/decline', method: 'POST', operation: 'POST /warp-executions/{executionId}/decline', path: () => `/warp-executions/${a.pendingExecutionId}/decline`, body: () => ({}), check: notFound },
+    { endpoint: 'POST /warp-executions/{id}/approval-link', method: 'POST', operation: 'POST /warp-executions/{executionId}/approval-link', path: () => `/warp-executions/${a.pendingExecutionId}/approval-link`, check: notFound },
+    { endpoint: 'GET /deliveries', method: 'GET', operation: 'GET /deliveries', path: () => `/deliveries?executionId=${a.executionId}`, check: excludes('id', () => a.deliveryId) },
+    { endpoint: 'GET /outbox', method: 'GET', operation: 'GET /outbox', path: () => '/outbox?limit=100', check: excludes('id', () => a.outboxId) },
   ];
 
   const credentials = [
@@ -88,7 +137,7 @@ describe('team isolation matrix', () => {
         authorization: `Bearer ${token}`, 'x-team-slug': slug, 'idempotency-key': 'same-key',
         ...(row.body ? { 'content-type': 'application/json' } : {}),
       },
-      body: row.body ? JSON.stringify(row.body()) : undefined,
+      body: row.form ? row.form() : row.body ? JSON.stringify(row.body()) : undefined,
     });
     const text = await res.text();
     return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
@@ -111,8 +160,7 @@ describe('team isolation matrix', () => {
     const spec = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as any;
     const teamOperations = Object.entries(spec.paths as Record<string, Record<string, { parameters?: { name: string }[] }>>)
       .flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op.parameters?.some((p) => p.name.toLowerCase() === 'x-team-slug')).map(([method]) => `${method.toUpperCase()} ${path}`));
-    const covered = rows.map((r) => `${r.method} ${r.path().split('?')[0]}`
-      .replace(a.contactId, '{contactId}').replace(a.jobId, '{jobId}').replace(a.mediaId, '{mediaId}'));
+    const covered = rows.map((r) => r.operation);
     expect(teamOperations.length).toBeGreaterThanOrEqual(rows.length);
     for (const operation of teamOperations) expect(covered).toContain(operation);
   });
@@ -124,6 +172,13 @@ describe('team isolation matrix', () => {
     const revoke = await apiClient(server.baseUrl, teamB).call('DELETE', `/api-tokens/${a.apiTokenId}`);
     expect(revoke.status).toBe(404);
     expect((await apiClient(server.baseUrl, teamA).get('/agents')).status).toBe(200);
+  });
+
+  it('team A\'s things are intact after all of B\'s attempts', async () => {
+    const apiA = apiClient(server.baseUrl, teamA);
+    expect((await apiA.get(`/artifacts/${a.artifactId}`)).body).toMatchObject({ title: 'A contract', media: [{ id: a.mediaId }] });
+    expect((await apiA.get(`/warp-executions/${a.pendingExecutionId}`)).body.status).toBe('pending_approval');
+    expect((await apiA.get(`/agents/${teamA.agentId}/integrations`)).body.data[0].provider).toBe('sandbox');
   });
 
   it('OAuth: B\'s client learns nothing of A\'s token by introspection and cannot revoke it', async () => {
