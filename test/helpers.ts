@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { customSearchAttributes } from '../temporal/searchAttributes';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../config';
 import { createDb, Db } from '../db/knex';
@@ -106,4 +111,22 @@ export function useApiSuite(teamPrefix: string) {
     await suite.db?.destroy();
   });
   return suite;
+}
+
+/**
+ * The Temporal test environment on the project's CLI binary (the time-skipping server cannot be
+ * downloaded here), with the search attributes the workflows set.
+ */
+export function workflowTestEnvironment(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_CLI_PATH! }, searchAttributes: customSearchAttributes, ui: false },
+  });
+}
+
+/** Saves a workflow's history for the replay test, when RECORD_HISTORIES=1. */
+export function recordHistory(env: TestWorkflowEnvironment, name: string, workflowId: string): void {
+  if (!process.env.RECORD_HISTORIES) return;
+  // The CLI writes the same JSON that the Temporal UI's "download history" gives operators.
+  const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.address, '--output', 'json']);
+  fs.writeFileSync(path.join(__dirname, 'replay', 'histories', `${name}.json`), json);
 }

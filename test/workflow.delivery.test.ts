@@ -1,6 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -11,10 +8,9 @@ import type { DeliveryInput, DeliveryState } from '../services/deliveryTypes';
 import { newId } from '../services/ids';
 import { setIntegration } from '../services/integrations';
 import { SecretBox } from '../services/secretBox';
-import { customSearchAttributes } from '../temporal/searchAttributes';
 import type { deliveryWorkflow } from '../workflows/delivery';
 import { approve, decline, progress } from '../workflows/deliveryMessages';
-import { newTeam, testDb, TestTeam } from './helpers';
+import { newTeam, recordHistory, testDb, TestTeam, workflowTestEnvironment } from './helpers';
 
 /**
  * The delivery workflow on the Temporal test environment with its real activities, Postgres and
@@ -30,9 +26,7 @@ describe('deliveryWorkflow on the Temporal test environment', () => {
   const box = new SecretBox(randomBytes(32));
 
   beforeAll(async () => {
-    env = await TestWorkflowEnvironment.createLocal({
-      server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_CLI_PATH! }, searchAttributes: customSearchAttributes, ui: false },
-    });
+    env = await workflowTestEnvironment();
     db = testDb();
     team = await newTeam(db, 'wfdeliver');
     await setIntegration(db, box, { inboxDomain: 'inbox.localhost' }, team.teamId, team.agentId, 'email', { provider: 'sandbox', config: {}, active: true });
@@ -50,12 +44,6 @@ describe('deliveryWorkflow on the Temporal test environment', () => {
     await env?.teardown();
     await db?.destroy();
   });
-
-  async function recordHistory(name: string, workflowId: string): Promise<void> {
-    if (!process.env.RECORD_HISTORIES) return;
-    const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.address, '--output', 'json']);
-    fs.writeFileSync(path.join(__dirname, 'replay', 'histories', `${name}.json`), json);
-  }
 
   let n = 0;
   async function setup(mode: 'auto' | 'manual', approvalTimeoutMs = 60_000): Promise<DeliveryInput> {
@@ -90,7 +78,7 @@ describe('deliveryWorkflow on the Temporal test environment', () => {
     expect(result.deliveries[0].message).toContain('Hello from the workflow');
     expect((await db('artifacts').where({ id: input.artifactIds[0] }).first()).status).toBe('sent');
     expect((await handle.query(progress)).status).toBe('succeeded');
-    await recordHistory('delivery-auto', handle.workflowId);
+    recordHistory(env, 'delivery-auto', handle.workflowId);
   });
 
   it('manual mode waits; the approve Update applies edits; its validator refuses a second approval', async () => {
@@ -105,7 +93,7 @@ describe('deliveryWorkflow on the Temporal test environment', () => {
     const result = await handle.result();
     expect(result.status).toBe('succeeded');
     expect(result.deliveries[0].message).toContain('Edited in approval');
-    await recordHistory('delivery-manual-approved', handle.workflowId);
+    recordHistory(env, 'delivery-manual-approved', handle.workflowId);
   });
 
   it('manual mode: the decline signal ends it declined, nothing sent', async () => {
@@ -117,7 +105,7 @@ describe('deliveryWorkflow on the Temporal test environment', () => {
     const row = await db('warp_executions').where({ id: input.executionId }).first();
     expect(row).toMatchObject({ status: 'declined', error: { error: { code: 'declined', message: 'Declined: not now' } } });
     expect(await db('deliveries').where({ execution_id: input.executionId })).toHaveLength(0);
-    await recordHistory('delivery-declined', handle.workflowId);
+    recordHistory(env, 'delivery-declined', handle.workflowId);
   });
 
   it('manual mode: an approval that never comes expires', async () => {
@@ -125,6 +113,6 @@ describe('deliveryWorkflow on the Temporal test environment', () => {
     const handle = await start(input);
     expect(await handle.result()).toEqual({ status: 'expired', deliveries: [] });
     expect((await db('warp_executions').where({ id: input.executionId }).first()).status).toBe('expired');
-    await recordHistory('delivery-expired', handle.workflowId);
+    recordHistory(env, 'delivery-expired', handle.workflowId);
   });
 });

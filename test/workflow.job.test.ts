@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import { execFileSync } from 'node:child_process';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createJobActivities } from '../activities/jobs';
@@ -10,9 +9,8 @@ import type { Db } from '../db/knex';
 import { newId } from '../services/ids';
 import { storeJobRows } from '../services/jobs';
 import { LocalDiskStorage } from '../services/storage';
-import { customSearchAttributes } from '../temporal/searchAttributes';
 import type { JobProgress, jobWorkflow, JobWorkflowArgs } from '../workflows/job';
-import { newTeam, sleep, TestTeam, testDb } from './helpers';
+import { newTeam, recordHistory, sleep, TestTeam, testDb, workflowTestEnvironment } from './helpers';
 
 /**
  * The job workflow on the Temporal test environment (a local dev server started from the project's
@@ -28,13 +26,7 @@ describe('jobWorkflow on the Temporal test environment', () => {
   const taskQueue = 'workflow-unit';
 
   beforeAll(async () => {
-    env = await TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: { type: 'existing-path', path: process.env.TEMPORAL_CLI_PATH! },
-        searchAttributes: customSearchAttributes,
-        ui: false,
-      },
-    });
+    env = await workflowTestEnvironment();
     db = testDb();
     team = await newTeam(db, 'wf');
     worker = await Worker.create({
@@ -58,13 +50,6 @@ describe('jobWorkflow on the Temporal test environment', () => {
     await db('jobs').insert({ id, team_id: team.teamId, type, input: JSON.stringify(rows ? { rowCount: rows.rows.length } : input), workflow_id: `job-${id}` });
     if (rows) await storeJobRows(db, id, rows.rows, rows.batchSize);
     return id;
-  }
-
-  async function recordHistory(name: string, workflowId: string): Promise<void> {
-    if (!process.env.RECORD_HISTORIES) return;
-    // The CLI writes the same JSON that the Temporal UI's "download history" gives operators.
-    const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.address, '--output', 'json']);
-    fs.writeFileSync(path.join(__dirname, 'replay', 'histories', `${name}.json`), json);
   }
 
   it('imports in batches, continuing as new, and reports the same totals as one run would', async () => {
@@ -111,7 +96,7 @@ describe('jobWorkflow on the Temporal test environment', () => {
     expect(last.completed).toBeGreaterThan(0);
     await handle.result();
     expect(await handle.query<JobProgress>('progress')).toEqual({ phase: 'finishing', completed: 400, total: 400 });
-    await recordHistory('contacts-import', handle.workflowId);
+    recordHistory(env, 'contacts-import', handle.workflowId);
   });
 
   it('marks the job failed with job_cancelled when cancelled, and the workflow ends cancelled', async () => {
@@ -129,7 +114,7 @@ describe('jobWorkflow on the Temporal test environment', () => {
     const row = await db('jobs').where({ id: jobId }).first();
     expect(row.status).toBe('failed');
     expect(row.error).toEqual({ error: { code: 'job_cancelled', message: 'The job was cancelled by an operator before it finished' } });
-    await recordHistory('contacts-import-cancelled', handle.workflowId);
+    recordHistory(env, 'contacts-import-cancelled', handle.workflowId);
   });
 
   it('fails the job with the cause when the input can no longer be used (no retries)', async () => {
@@ -153,13 +138,13 @@ describe('jobWorkflow on the Temporal test environment', () => {
       taskQueue, workflowId: `job-${exportId}`, args: [{ jobId: exportId, type: 'contacts.export', importBatchSize: 10 }],
     });
     expect(exported).toMatchObject({ mediaId: `med_${exportId.slice(4)}`, contentType: 'text/csv' });
-    await recordHistory('contacts-export', `job-${exportId}`);
+    recordHistory(env, 'contacts-export', `job-${exportId}`);
 
     const ingestId = await insertJob('knowledge.ingest', { agentId: team.agentId, title: 'Doc', text: 'One. Two. Three.', chunkSize: 1200, chunkOverlap: 150 });
     const ingested = await env.client.workflow.execute<typeof jobWorkflow>('jobWorkflow', {
       taskQueue, workflowId: `job-${ingestId}`, args: [{ jobId: ingestId, type: 'knowledge.ingest', importBatchSize: 10 }],
     });
     expect(ingested).toEqual({ documentId: `kd_${ingestId.slice(4)}`, agentId: team.agentId, title: 'Doc', chunkCount: 1, charCount: 16 });
-    await recordHistory('knowledge-ingest', `job-${ingestId}`);
+    recordHistory(env, 'knowledge-ingest', `job-${ingestId}`);
   });
 });

@@ -19,6 +19,12 @@ export interface GrantSubject {
   requestedResource?: unknown;
 }
 
+/** The grant's columns every code and token lookup joins in, and the subject they make. */
+const GRANT_COLUMNS = ['oauth_grants.client_id', 'oauth_grants.user_id', 'oauth_grants.team_id', 'oauth_grants.agent_id', 'oauth_grants.resource as grant_resource'];
+const subjectOf = (row: { user_id: string | null; team_id: string; agent_id: string | null; grant_resource: string | null; grant_id: string }): GrantSubject => ({
+  id: row.user_id, teamId: row.team_id, agentId: row.agent_id, resource: row.grant_resource, grantId: row.grant_id,
+});
+
 const libraryClient = (client: OAuthClient): OAuth2Server.Client => ({ ...client, id: client.id, grants: client.grants, redirectUris: client.redirectUris });
 
 /**
@@ -27,6 +33,18 @@ const libraryClient = (client: OAuthClient): OAuth2Server.Client => ({ ...client
  * client can never be used with its id alone, and token audiences are bound (RFC 8707).
  */
 export function createOAuthModel(db: Db, settings: OAuthSettings) {
+  /**
+   * Spends a single-use secret (a code, or a refresh token on rotation). Of two concurrent uses
+   * one wins; the loser is a replay and ends the grant.
+   */
+  async function spendOnce(table: 'oauth_codes' | 'oauth_tokens', hashColumn: string, spentColumn: string, secret: string, subject: GrantSubject, reason: string) {
+    const spent = await db(table).where({ [hashColumn]: hashSecret(secret) }).whereNull(spentColumn)
+      .modify((q) => (table === 'oauth_tokens' ? q.whereNull('revoked_at') : q))
+      .update({ [spentColumn]: db.fn.now() });
+    if (spent === 0) await revokeGrant(db, subject.grantId!, reason);
+    return spent === 1;
+  }
+
   return {
     generateAccessToken: async () => newSecret('oat_'),
     generateRefreshToken: async () => newSecret('ort_'),
@@ -75,14 +93,12 @@ export function createOAuthModel(db: Db, settings: OAuthSettings) {
       const row = await db('oauth_codes')
         .join('oauth_grants', 'oauth_grants.id', 'oauth_codes.grant_id')
         .where('oauth_codes.code_hash', hashSecret(authorizationCode))
-        .first('oauth_codes.*', 'oauth_grants.client_id', 'oauth_grants.user_id', 'oauth_grants.team_id', 'oauth_grants.agent_id',
-          'oauth_grants.scope', 'oauth_grants.resource', 'oauth_grants.revoked_at');
+        .first('oauth_codes.*', ...GRANT_COLUMNS, 'oauth_grants.scope', 'oauth_grants.revoked_at');
       if (!row) return false;
       if (row.consumed_at || row.revoked_at) {
         await revokeGrant(db, row.grant_id, 'authorization_code_reused');
         return false;
       }
-      const user: GrantSubject = { id: row.user_id, teamId: row.team_id, agentId: row.agent_id, resource: row.resource, grantId: row.grant_id };
       return {
         authorizationCode,
         expiresAt: row.expires_at,
@@ -91,18 +107,13 @@ export function createOAuthModel(db: Db, settings: OAuthSettings) {
         codeChallenge: row.code_challenge,
         codeChallengeMethod: row.code_challenge_method,
         client: { id: row.client_id, grants: [] },
-        user,
+        user: subjectOf(row),
       };
     },
 
     /** Single use: of two concurrent exchanges one wins; the other is treated as a replay. */
     async revokeAuthorizationCode(code: OAuth2Server.AuthorizationCode) {
-      const used = await db('oauth_codes')
-        .where({ code_hash: hashSecret(code.authorizationCode) })
-        .whereNull('consumed_at')
-        .update({ consumed_at: db.fn.now() });
-      if (used === 0) await revokeGrant(db, (code.user as GrantSubject).grantId!, 'authorization_code_reused');
-      return used === 1;
+      return spendOnce('oauth_codes', 'code_hash', 'consumed_at', code.authorizationCode, code.user as GrantSubject, 'authorization_code_reused');
     },
 
     /** A client_credentials token acts for the team that registered the client. */
@@ -127,42 +138,32 @@ export function createOAuthModel(db: Db, settings: OAuthSettings) {
       const row = await db('oauth_tokens')
         .join('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
         .where({ 'oauth_tokens.token_hash': hashSecret(refreshToken), 'oauth_tokens.kind': 'refresh' })
-        .first('oauth_tokens.*', 'oauth_grants.client_id', 'oauth_grants.user_id', 'oauth_grants.team_id', 'oauth_grants.agent_id',
-          'oauth_grants.resource as grant_resource', 'oauth_grants.revoked_at as grant_revoked_at');
+        .first('oauth_tokens.*', ...GRANT_COLUMNS, 'oauth_grants.revoked_at as grant_revoked_at');
       if (!row || row.grant_revoked_at || row.revoked_at) return false;
       if (row.rotated_at) {
         await revokeGrant(db, row.grant_id, 'refresh_token_reused');
         return false;
       }
-      const user: GrantSubject = { id: row.user_id, teamId: row.team_id, agentId: row.agent_id, resource: row.grant_resource, grantId: row.grant_id };
       return {
         refreshToken,
         refreshTokenExpiresAt: row.expires_at,
         // Expanded, so a refresh may narrow `mcp:use` to `mcp:read`; never widen.
         scope: impliedScopes(row.scope.split(' ')),
         client: { id: row.client_id, grants: [] },
-        user,
+        user: subjectOf(row),
       };
     },
 
     /** Rotation: the presented refresh token is spent; of two concurrent uses, the loser is reuse. */
     async revokeToken(token: OAuth2Server.RefreshToken) {
-      const rotated = await db('oauth_tokens')
-        .where({ token_hash: hashSecret(token.refreshToken) })
-        .whereNull('rotated_at')
-        .whereNull('revoked_at')
-        .update({ rotated_at: db.fn.now() });
-      if (rotated === 0) await revokeGrant(db, (token.user as GrantSubject).grantId!, 'refresh_token_reused');
-      return rotated === 1;
+      return spendOnce('oauth_tokens', 'token_hash', 'rotated_at', token.refreshToken, token.user as GrantSubject, 'refresh_token_reused');
     },
 
     /** For the library's own `authenticate`; the API itself authenticates in services/principal.ts with the same query. */
     async getAccessToken(accessToken: string) {
-      const row = await liveAccessToken(db, accessToken)?.first('oauth_tokens.*', 'oauth_grants.client_id', 'oauth_grants.user_id',
-        'oauth_grants.team_id', 'oauth_grants.agent_id', 'oauth_grants.resource as grant_resource');
+      const row = await liveAccessToken(db, accessToken)?.first('oauth_tokens.*', ...GRANT_COLUMNS);
       if (!row) return false;
-      const user: GrantSubject = { id: row.user_id, teamId: row.team_id, agentId: row.agent_id, resource: row.grant_resource, grantId: row.grant_id };
-      return { accessToken, accessTokenExpiresAt: row.expires_at, scope: row.scope.split(' '), client: { id: row.client_id, grants: [] }, user };
+      return { accessToken, accessTokenExpiresAt: row.expires_at, scope: row.scope.split(' '), client: { id: row.client_id, grants: [] }, user: subjectOf(row) };
     },
   };
 }
