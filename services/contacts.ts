@@ -54,6 +54,7 @@ export interface ContactRow {
   created_at: Date;
   updated_at: Date;
   last_contact_at: Date | null;
+  waiting_on: string | null;
 }
 
 /** Spec: first name = first word, last name = remainder. */
@@ -98,6 +99,7 @@ export const contactSchema = z.object({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   lastContactAt: z.iso.datetime().optional(),
+  waitingOn: z.string().optional(),
 });
 export type ContactJson = z.infer<typeof contactSchema>;
 
@@ -105,6 +107,7 @@ export function presentContact(row: ContactRow): ContactJson {
   const optional = {
     name: row.name, firstName: row.first_name, lastName: row.last_name, email: row.email, phone: row.phone,
     company: row.company, title: row.title, location: row.location, lastContactAt: row.last_contact_at?.toISOString(),
+    waitingOn: row.waiting_on,
   };
   return {
     id: row.id,
@@ -141,4 +144,68 @@ export async function getContact(db: Db, teamId: string, id: string): Promise<Co
   const row = await db('contacts').where({ team_id: teamId, id }).first();
   if (!row) throw notFound('Contact');
   return presentContact(row);
+}
+
+/**
+ * PATCH /v1/contacts/{id}: any field; `null` clears one. `properties` are merged key by key (a
+ * `null` value removes the key), which is what `set_contact_property` does.
+ */
+export const contactUpdateSchema = z.strictObject({
+  name: contactFieldsSchema.shape.name.nullable(),
+  email: contactFieldsSchema.shape.email.nullable(),
+  phone: contactFieldsSchema.shape.phone.nullable(),
+  company: contactFieldsSchema.shape.company.nullable(),
+  title: contactFieldsSchema.shape.title.nullable(),
+  location: contactFieldsSchema.shape.location.nullable(),
+  tags: contactFieldsSchema.shape.tags,
+  properties: contactFieldsSchema.shape.properties,
+  marketingConsent: z.enum(['granted', 'pending']).optional(),
+  optedOut: z.boolean().optional(),
+  waitingOn: z.string().trim().min(1).max(100).nullable().optional(),
+  lastContactAt: z.iso.datetime({ offset: true }).nullable().optional(),
+}).partial();
+export type ContactUpdate = z.infer<typeof contactUpdateSchema>;
+
+export async function updateContact(db: Db, teamId: string, id: string, input: ContactUpdate): Promise<ContactJson> {
+  const changes: Record<string, unknown> = {};
+  for (const field of ['email', 'phone', 'company', 'title', 'location', 'tags'] as const) if (input[field] !== undefined) changes[field] = input[field];
+  if (input.name !== undefined) {
+    const { first, last } = splitName(input.name);
+    Object.assign(changes, { name: input.name, first_name: first, last_name: last });
+  }
+  if (input.marketingConsent) changes.marketing_consent = input.marketingConsent;
+  if (input.optedOut !== undefined) changes.opted_out_at = input.optedOut ? db.raw('coalesce(opted_out_at, now())') : null;
+  if (input.waitingOn !== undefined) changes.waiting_on = input.waitingOn;
+  if (input.lastContactAt !== undefined) changes.last_contact_at = input.lastContactAt;
+  if (input.properties) {
+    const set = Object.fromEntries(Object.entries(input.properties).filter(([, v]) => v !== null));
+    const removed = Object.keys(input.properties).filter((k) => input.properties![k] === null);
+    changes.properties = db.raw('(properties || ?::jsonb) - ?::text[]', [JSON.stringify(set), removed]);
+  }
+  try {
+    const [row] = await db('contacts').where({ team_id: teamId, id }).update({ ...changes, updated_at: db.fn.now() }).returning('*');
+    if (!row) throw notFound('Contact');
+    return presentContact(row);
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') {
+      const existing = await db('contacts').where({ team_id: teamId }).whereRaw('lower(email) = lower(?)', [input.email ?? null]).first('id');
+      throw new AppError(409, 'conflict', `A contact with email ${input.email} already exists`, { contactId: existing?.id });
+    }
+    throw err;
+  }
+}
+
+export const orderCreateSchema = z.strictObject({
+  amount: z.number().nonnegative().max(1e12),
+  orderedAt: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** Records an order of a contact (what the purchase conditions of segments read). */
+export async function addOrder(db: Db, teamId: string, contactId: string, input: z.infer<typeof orderCreateSchema>) {
+  const contact = await db('contacts').where({ team_id: teamId, id: contactId }).first('id');
+  if (!contact) throw notFound('Contact');
+  const [row] = await db('orders')
+    .insert({ id: newId('ord'), team_id: teamId, contact_id: contactId, amount: input.amount, ordered_at: input.orderedAt ?? db.fn.now() })
+    .returning('*');
+  return { id: row.id, contactId, amount: Number(row.amount), orderedAt: row.ordered_at.toISOString() };
 }

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { contactCreateSchema, createContact, getContact, listContacts } from '../../services/contacts';
+import { addOrder, contactCreateSchema, contactUpdateSchema, createContact, getContact, listContacts, orderCreateSchema, updateContact } from '../../services/contacts';
 import type { AppContext } from '../../services/context';
 import { parseOrThrow } from '../../services/errors';
 import { pageQuerySchema } from '../../services/pagination';
@@ -25,6 +25,16 @@ export function contactsRouter(ctx: AppContext): Router {
       const contact = await createContact(ctx.db, team.id, body);
       return { status: 201, body: contact, headers: { Location: `${ctx.config.baseUrl}/contacts/${contact.id}` } };
     });
+  });
+
+  router.patch('/contacts/:contactId', teamAccess(ctx, 'write'), ...jsonBody(ctx.config.BODY_LIMIT), async (req, res) => {
+    const input = parseOrThrow(contactUpdateSchema, requireObjectBody(req), 'body');
+    res.json(await updateContact(ctx.db, authOf(req).team.id, String(req.params.contactId), input));
+  });
+
+  router.post('/contacts/:contactId/orders', teamAccess(ctx, 'write'), ...jsonBody(ctx.config.BODY_LIMIT), async (req, res) => {
+    const input = parseOrThrow(orderCreateSchema, requireObjectBody(req), 'body');
+    res.status(201).json(await addOrder(ctx.db, authOf(req).team.id, String(req.params.contactId), input));
   });
 
   return router;

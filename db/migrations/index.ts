@@ -4,6 +4,7 @@ import * as jobInputChunks from './002_job_input_chunks';
 import * as idempotencyClaims from './003_idempotency_claims';
 import * as auth from './004_auth';
 import * as artifactsDelivery from './005_artifacts_delivery';
+import * as campaigns from './006_campaigns';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -15,6 +16,7 @@ const migrations: Record<string, Knex.Migration> = {
   '003_idempotency_claims': idempotencyClaims,
   '004_auth': auth,
   '005_artifacts_delivery': artifactsDelivery,
+  '006_campaigns': campaigns,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
