@@ -65,6 +65,10 @@ const envSchema = z.object({
   APPROVAL_TTL_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
   /** How long an auto-mode deliver request waits for the send before answering 202 instead of 200. */
   DELIVERY_WAIT_SECONDS: z.coerce.number().int().min(1).max(120).default(25),
+  /** Recipients per campaign dispatch activity (each heartbeats; the workflow continues as new every few hundred). */
+  CAMPAIGN_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
+  /** Provider calls in flight per dispatch activity. */
+  CAMPAIGN_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(20),
 });
 
 export type Config = z.infer<typeof envSchema> & {

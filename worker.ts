@@ -5,6 +5,7 @@ import { Config, loadConfig } from './config';
 import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
+import { offlineTextGenerator } from './services/campaignContent';
 import { loadSecretsKey, SecretBox } from './services/secretBox';
 import { LocalDiskStorage } from './services/storage';
 import { waitForTemporal } from './temporal/devServer';
@@ -26,6 +27,8 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
     secretBox: new SecretBox(loadSecretsKey(config)),
     baseUrl: config.baseUrl,
     fileLinkTtlSeconds: 30 * 24 * 3600,
+    textGenerator: offlineTextGenerator,
+    sendConcurrency: config.CAMPAIGN_SEND_CONCURRENCY,
   });
   const worker = await Worker.create({
     connection,

@@ -1,7 +1,8 @@
+import { CampaignActivityDeps, createCampaignActivities } from './campaigns';
 import { createDeliveryActivities, DeliveryActivityDeps } from './deliveries';
 import { createJobActivities, JobActivityDeps } from './jobs';
 
 /** Every activity the worker registers. */
-export function createActivities(deps: JobActivityDeps & DeliveryActivityDeps) {
-  return { ...createJobActivities(deps), ...createDeliveryActivities(deps) };
+export function createActivities(deps: JobActivityDeps & DeliveryActivityDeps & CampaignActivityDeps) {
+  return { ...createJobActivities(deps), ...createDeliveryActivities(deps), ...createCampaignActivities(deps) };
 }

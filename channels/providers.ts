@@ -74,7 +74,7 @@ function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): ChannelProvider
       const messageId = `<${createHash('sha256').update(message.idempotencyKey).digest('hex').slice(0, 32)}@${domain}>`;
       try {
         const info = await transport.sendMail({
-          from: message.from ?? undefined, to: message.to, subject: message.subject ?? '', text: message.text,
+          from: message.from ?? undefined, to: message.to, subject: message.subject ?? '', text: message.text, html: message.html,
           messageId, headers: { 'X-Idempotency-Key': message.idempotencyKey },
         });
         return { providerMessageId: info.messageId ?? messageId };
@@ -94,7 +94,7 @@ function resend(config: Config<'resend'>, secrets: Secrets<'resend'>): ChannelPr
     async send(message) {
       const body = await providerRequest<{ id: string }>('resend', `${config.baseUrl}/emails`, {
         headers: { ...bearer(secrets.apiKey), 'idempotency-key': message.idempotencyKey },
-        json: { from: message.from, to: [message.to], subject: message.subject ?? '', text: message.text },
+        json: { from: message.from, to: [message.to], subject: message.subject ?? '', text: message.text, ...(message.html ? { html: message.html } : {}) },
       });
       return { providerMessageId: body.id };
     },

@@ -10,6 +10,8 @@ export interface OutboundMessage {
   from: string | null;
   subject?: string;
   text: string;
+  /** An HTML alternative (email only). */
+  html?: string;
   /** The same key for every attempt of one message, so a provider (or we) can drop a repeat. */
   idempotencyKey: string;
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { AppError, notFound } from './errors';
+import { ContactJson, presentContact } from './contacts';
 import { newId } from './ids';
 import { keysetPage, Page, PageQuery } from './pagination';
 
@@ -143,4 +144,10 @@ export async function deleteSegment(db: Db, teamId: string, segmentId: string): 
 export async function countSegment(db: Db, teamId: string, definition: SegmentDefinition): Promise<number> {
   const [{ n }] = await applySegment(db, db('contacts').where('contacts.team_id', teamId), definition).count({ n: '*' });
   return Number(n);
+}
+
+/** The contacts a segment holds now, a page at a time. */
+export async function segmentContacts(db: Db, teamId: string, segmentId: string, page: PageQuery): Promise<Page<ContactJson>> {
+  const segment = await findSegment(db, teamId, segmentId);
+  return keysetPage(applySegment(db, db('contacts').where('contacts.team_id', teamId), segment.definition).select('contacts.*'), page, presentContact);
 }

@@ -1,2 +1,3 @@
 export { jobWorkflow } from './job';
 export { deliveryWorkflow } from './delivery';
+export { campaignWorkflow } from './campaign';

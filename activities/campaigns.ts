@@ -1,0 +1,127 @@
+import { Context } from '@temporalio/activity';
+import { ProviderError } from '../channels/types';
+import type { Db } from '../db/knex';
+import type { TextGenerator } from '../services/campaignContent';
+import { addressColumn, audienceQuery, CampaignRow, resolveAudience, skipReasonSql } from '../services/campaigns';
+import { RENDER_COLUMNS, renderCampaignMessage } from '../services/campaignSending';
+import { errorBody } from '../services/errors';
+import { integrationForSend } from '../services/integrations';
+import type { SecretBox } from '../services/secretBox';
+
+export interface CampaignActivityDeps {
+  db: Db;
+  secretBox: SecretBox;
+  textGenerator: TextGenerator;
+  sendConcurrency: number;
+}
+
+const IN_ACTIVITY_RETRIES = [500, 1000, 2000];
+
+export function createCampaignActivities({ db, secretBox, textGenerator, sendConcurrency }: CampaignActivityDeps) {
+  const campaignRow = async (campaignId: string): Promise<CampaignRow> => db('campaigns').where({ id: campaignId }).first();
+
+  return {
+    /**
+     * The audience as it is now, frozen into recipients in one statement: pending, or skipped
+     * with the reason. Re-running it adds nobody twice.
+     */
+    async snapshotAudience(campaignId: string, run: number): Promise<number> {
+      const campaign = await campaignRow(campaignId);
+      const audience = await resolveAudience(db, campaign.team_id, { segmentId: campaign.segment_id, tags: campaign.tags, contactIds: campaign.contact_ids });
+      const select = audienceQuery(db, campaign.team_id, audience).select(
+        db.raw('?', [campaignId]), 'contacts.id', db.raw(`CASE WHEN (${skipReasonSql(campaign.channel)}) IS NULL THEN 'pending' ELSE 'skipped' END`),
+        db.raw(skipReasonSql(campaign.channel)), db.raw(addressColumn(campaign.channel)), db.raw('?::int', [run]),
+      ).orderBy('contacts.seq');
+      await db.raw(`INSERT INTO campaign_recipients (campaign_id, contact_id, status, skip_reason, address, attempt) ${select.toQuery()} ON CONFLICT DO NOTHING`);
+      const [{ n }] = await db('campaign_recipients').where({ campaign_id: campaignId }).count({ n: '*' });
+      await db('campaigns').where({ id: campaignId }).update({
+        status: 'sending', started_at: db.raw('coalesce(started_at, now())'), recipient_count: Number(n), updated_at: db.fn.now(),
+      });
+      return Number(n);
+    },
+
+    /**
+     * Sends up to `batchSize` pending recipients. Each is marked once its provider answered, so a
+     * retried batch skips them; one in flight at a crash is sent again with the same key
+     * `<campaignId>:<contactId>:<attempt>`, which the provider drops.
+     */
+    async dispatchBatch(input: { campaignId: string; attempt: number; batchSize: number }): Promise<{ processed: number; remaining: number }> {
+      const campaign = await campaignRow(input.campaignId);
+      const integration = await integrationForSend(db, secretBox, campaign.team_id, campaign.agent_id!, campaign.channel);
+      const recipients = await db('campaign_recipients')
+        .join('contacts', 'contacts.id', 'campaign_recipients.contact_id')
+        .where({ 'campaign_recipients.campaign_id': input.campaignId, 'campaign_recipients.status': 'pending' })
+        .orderBy('campaign_recipients.seq')
+        .limit(input.batchSize)
+        .select('campaign_recipients.contact_id', 'campaign_recipients.attempt', ...RENDER_COLUMNS.map((c) => `contacts.${c}`),
+          db.raw(`${skipReasonSql(campaign.channel)} AS skip_now`), db.raw(`${addressColumn(campaign.channel)} AS address_now`));
+      const settle = (contactId: string, values: Record<string, unknown>) =>
+        db('campaign_recipients').where({ campaign_id: input.campaignId, contact_id: contactId, status: 'pending' }).update(values);
+
+      let next = 0;
+      let processed = 0;
+      const worker = async () => {
+        while (next < recipients.length) {
+          const r = recipients[next++];
+          if (!integration) {
+            await settle(r.contact_id, { status: 'failed', error: JSON.stringify(errorBody('integration_inactive', `The agent has no active ${campaign.channel} integration`)) });
+          } else if (r.skip_now) {
+            // Opted out (or lost the address) since the snapshot: never sent.
+            await settle(r.contact_id, { status: 'skipped', skip_reason: r.skip_now });
+          } else {
+            const message = await renderCampaignMessage(campaign, r, textGenerator);
+            let outcome: Record<string, unknown> | undefined;
+            for (let attempt = 0; !outcome; attempt++) {
+              try {
+                const sent = await integration.adapter.send({
+                  channel: campaign.channel, to: r.address_now, from: integration.from, ...message,
+                  idempotencyKey: `${input.campaignId}:${r.contact_id}:${r.attempt}`,
+                });
+                outcome = { status: 'sent', provider_message_id: sent.providerMessageId, sent_at: db.fn.now(), address: r.address_now, error: null };
+              } catch (err) {
+                const retryable = err instanceof ProviderError ? err.retryable : true;
+                if (retryable && attempt < IN_ACTIVITY_RETRIES.length) {
+                  await new Promise((resolve) => setTimeout(resolve, IN_ACTIVITY_RETRIES[attempt]));
+                  continue;
+                }
+                outcome = {
+                  status: 'failed', address: r.address_now,
+                  error: JSON.stringify(errorBody(retryable ? 'provider_unavailable' : 'provider_rejected', (err as Error).message, err instanceof ProviderError ? { providerStatus: err.status ?? null } : undefined)),
+                };
+              }
+            }
+            await settle(r.contact_id, outcome);
+          }
+          processed++;
+          Context.current().heartbeat(processed);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(sendConcurrency, recipients.length) }, worker));
+      const [{ n }] = await db('campaign_recipients').where({ campaign_id: input.campaignId, status: 'pending' }).count({ n: '*' });
+      return { processed, remaining: Number(n) };
+    },
+
+    /** Cancel schedule: back to Draft, the schedule cleared. */
+    async returnToDraft(campaignId: string): Promise<void> {
+      await db('campaigns').where({ id: campaignId, status: 'scheduled' }).update({ status: 'draft', scheduled_at: null, updated_at: db.fn.now() });
+    },
+
+    /** Cancel send: every recipient not yet reached fails with `cancelled`. */
+    async failRemaining(campaignId: string): Promise<void> {
+      await db('campaign_recipients').where({ campaign_id: campaignId, status: 'pending' })
+        .update({ status: 'failed', error: JSON.stringify(errorBody('cancelled', 'The send was cancelled before this recipient was reached')) });
+    },
+
+    /** Counters from the recipients; Completed when nothing failed (and the send was not cancelled), else Failed. */
+    async finishCampaign(campaignId: string, cancelled: boolean): Promise<{ status: 'completed' | 'failed' }> {
+      const rows: { status: string; n: string }[] = await db('campaign_recipients').where({ campaign_id: campaignId }).groupBy('status').select('status', db.raw('count(*) AS n'));
+      const count = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
+      const status = cancelled || count('failed') > 0 ? 'failed' : 'completed';
+      await db('campaigns').where({ id: campaignId }).update({
+        status, sent_count: count('sent'), failed_count: count('failed'), skipped_count: count('skipped'),
+        recipient_count: rows.reduce((s, r) => s + Number(r.n), 0), finished_at: db.fn.now(), updated_at: db.fn.now(),
+      });
+      return { status };
+    },
+  };
+}
