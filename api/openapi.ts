@@ -9,7 +9,12 @@ import { deliverySchema } from '../services/deliveryTypes';
 import { integrationInputSchema, integrationSchema } from '../services/integrations';
 import { mediaSchema } from '../services/media';
 import { apiTokenCreatedSchema, apiTokenCreateSchema, apiTokenSchema } from '../services/apiTokens';
-import { contactCreateSchema, contactSchema } from '../services/contacts';
+import {
+  audiencePreviewSchema, campaignCreateSchema, campaignListQuerySchema, campaignRetrySchema, campaignSchema, campaignSendSchema, campaignTestSendSchema,
+  campaignUpdateSchema, recipientQuerySchema, recipientSchema,
+} from '../services/campaigns';
+import { contactCreateSchema, contactSchema, contactUpdateSchema, orderCreateSchema } from '../services/contacts';
+import { segmentCreateSchema, segmentSchema } from '../services/segments';
 import { errorBodySchema } from '../services/errors';
 import { idempotencyKeySchema } from '../services/idempotency';
 import { createJobSchema, jobAcceptedSchema, jobSchema } from '../services/jobs';
@@ -124,6 +129,7 @@ export function buildOpenApiDocument(baseUrl: string, authUrl: string) {
   const agentId = z.object({ agentId: z.string() });
   const executionId = z.object({ executionId: z.string() });
   const mediaId = z.object({ mediaId: z.string() });
+  const campaignId = z.object({ campaignId: z.string() });
   const teamPaths: { method: 'get' | 'post' | 'patch' | 'put' | 'delete'; path: string; summary: string; params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType; responses: Record<number, unknown> }[] = [
     { method: 'get', path: '/artifacts', summary: 'List artifacts (filters: status, type, contactId, ids=a,b,c)', query: artifactListQuerySchema, responses: { 200: json(pageSchema(artifactSchema), 'A page of artifacts') } },
     { method: 'post', path: '/artifacts', summary: 'Create an artifact (draft, or ready)', body: artifactCreateSchema, responses: { 201: json(artifactSchema, 'The artifact') } },
@@ -145,6 +151,28 @@ export function buildOpenApiDocument(baseUrl: string, authUrl: string) {
     { method: 'post', path: '/warp-executions/{executionId}/decline', summary: 'Decline', params: executionId, body: declineSchema, responses: { 200: json(warpExecutionSchema, 'The execution') } },
     { method: 'post', path: '/warp-executions/{executionId}/approval-link', summary: 'A signed, single-use, expiring link to approve or decline without signing in', params: executionId, responses: { 201: json(z.object({ url: z.url(), expiresAt: z.iso.datetime() }), 'The link') } },
     { method: 'get', path: '/deliveries', summary: 'Delivery records (filters: executionId, contactId, artifactId)', query: deliveryListQuerySchema, responses: { 200: json(pageSchema(deliverySchema), 'A page of delivery records') } },
+    { method: 'patch', path: '/contacts/{contactId}', summary: 'Edit a contact (null clears; properties merge key by key; consent, opt-out, waiting state)', params: z.object({ contactId: z.string() }), body: contactUpdateSchema, responses: { 200: json(contactSchema, 'The contact') } },
+    { method: 'post', path: '/contacts/{contactId}/orders', summary: 'Record an order of a contact (segments read orders)', params: z.object({ contactId: z.string() }), body: orderCreateSchema, responses: { 201: { description: 'The order' } } },
+    { method: 'get', path: '/segments', summary: 'List segments', query: pageQuerySchema, responses: { 200: json(pageSchema(segmentSchema), 'A page of segments') } },
+    { method: 'post', path: '/segments', summary: 'Create a segment: groups of conditions, each all/any (no update exists)', body: segmentCreateSchema, responses: { 201: json(segmentSchema, 'The segment') } },
+    { method: 'get', path: '/segments/{segmentId}', summary: 'Read a segment', params: z.object({ segmentId: z.string() }), responses: { 200: json(segmentSchema, 'The segment') } },
+    { method: 'get', path: '/segments/{segmentId}/contacts', summary: 'The contacts a segment holds now', params: z.object({ segmentId: z.string() }), query: pageQuerySchema, responses: { 200: json(pageSchema(contactSchema), 'A page of contacts') } },
+    { method: 'delete', path: '/segments/{segmentId}', summary: 'Delete a segment no unsent campaign uses', params: z.object({ segmentId: z.string() }), responses: { 204: { description: 'Deleted' } } },
+    { method: 'post', path: '/campaigns/audience-preview', summary: 'Sendable versus skipped counts with reasons, for a campaign or a channel with segmentId / tags / contactIds', body: audiencePreviewSchema, responses: { 200: { description: '{ channel, total, sendable, skipped: { pending_consent, opted_out, missing_channel } }' } } },
+    { method: 'get', path: '/campaigns', summary: 'List campaigns (the active list; archived=true for the archived)', query: campaignListQuerySchema, responses: { 200: json(pageSchema(campaignSchema), 'A page of campaigns') } },
+    { method: 'post', path: '/campaigns', summary: 'Create a campaign (Draft)', body: campaignCreateSchema, responses: { 201: json(campaignSchema, 'The campaign') } },
+    { method: 'get', path: '/campaigns/{campaignId}', summary: 'Read a campaign', params: campaignId, responses: { 200: json(campaignSchema, 'The campaign') } },
+    { method: 'patch', path: '/campaigns/{campaignId}', summary: 'Edit (Draft, Pending, Approved, Rejected only); sending an audience source replaces the audience', params: campaignId, body: campaignUpdateSchema, responses: { 200: json(campaignSchema, 'The campaign') } },
+    { method: 'delete', path: '/campaigns/{campaignId}', summary: 'Delete (not while Sending)', params: campaignId, responses: { 204: { description: 'Deleted' } } },
+    { method: 'post', path: '/campaigns/{campaignId}/send', summary: 'Send now, or at a future scheduledAt (Scheduled)', params: campaignId, body: campaignSendSchema, responses: { 200: json(campaignSchema, 'The campaign, Sending or Scheduled') } },
+    { method: 'post', path: '/campaigns/{campaignId}/cancel-schedule', summary: 'Back to Draft, only while Scheduled', params: campaignId, responses: { 200: json(campaignSchema, 'The campaign') } },
+    { method: 'post', path: '/campaigns/{campaignId}/cancel-send', summary: 'Stop sending, only while Sending: the rest fail with cancelled, the campaign ends Failed', params: campaignId, responses: { 200: json(campaignSchema, 'The campaign') } },
+    { method: 'post', path: '/campaigns/{campaignId}/retry', summary: 'Send again to the retryable recipients (optionally only contactIds), only Completed or Failed', params: campaignId, body: campaignRetrySchema, responses: { 200: { description: '{ retried: <integer> }' } } },
+    { method: 'post', path: '/campaigns/{campaignId}/archive', summary: 'Archive a Completed or Failed campaign', params: campaignId, responses: { 200: json(campaignSchema, 'The campaign') } },
+    { method: 'post', path: '/campaigns/{campaignId}/unarchive', summary: 'Unarchive', params: campaignId, responses: { 200: json(campaignSchema, 'The campaign') } },
+    { method: 'post', path: '/campaigns/{campaignId}/send-test', summary: 'Synchronous test send to one contact with an email ([TEST] subject; nothing changes)', params: campaignId, body: campaignTestSendSchema, responses: { 200: { description: '{ sent, to, subject, providerMessageId }' } } },
+    { method: 'get', path: '/campaigns/{campaignId}/recipients', summary: 'Recipients with status, skipReason and retryable (status filter, perPage)', params: campaignId, query: recipientQuerySchema, responses: { 200: json(pageSchema(recipientSchema), 'A page of recipients') } },
+    { method: 'get', path: '/campaigns/{campaignId}/stats', summary: 'Live counts of a campaign', params: campaignId, responses: { 200: { description: '{ recipients, pending, sent, failed, skipped, skipReasons, opened, clicked }' } } },
     { method: 'get', path: '/outbox', summary: 'What the sandbox provider sent for the team', query: pageQuerySchema, responses: { 200: json(pageSchema(outboxMessageSchema), 'A page of messages') } },
   ];
   for (const op of teamPaths) {

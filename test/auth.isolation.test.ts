@@ -15,6 +15,7 @@ describe('team isolation matrix', () => {
   const a = {} as {
     contactId: string; email: string; jobId: string; mediaId: string; apiTokenId: string; oauthToken: string; client: { id: string; secret: string };
     artifactId: string; executionId: string; pendingExecutionId: string; deliveryId: string; outboxId: string;
+    segmentId: string; campaignId: string; sentCampaignId: string;
   };
   const b = {} as { oauthToken: string; client: { id: string; secret: string } };
 
@@ -53,6 +54,13 @@ describe('team isolation matrix', () => {
     a.outboxId = sent.body.deliveries[0].providerMessageId;
     await apiA.call('PATCH', `/agents/${teamA.agentId}`, { mode: 'manual' });
     a.pendingExecutionId = (await apiA.post('/artifacts/deliver', { artifactIds: [a.artifactId], message: 'Pending', integration: 'email' })).body.executionId;
+    // Campaigns: a segment, a draft campaign, and one sent to completion (recipients, stats).
+    await apiA.call('PATCH', `/contacts/${a.contactId}`, { marketingConsent: 'granted', properties: { tier: 'gold' } });
+    a.segmentId = (await apiA.post('/segments', { name: 'A only', groups: [{ conditions: [{ type: 'prop', value: 'tier:gold' }] }] })).body.id;
+    a.campaignId = (await apiA.post('/campaigns', { name: 'A draft', channel: 'email', content: 'Hi', segmentId: a.segmentId })).body.id;
+    a.sentCampaignId = (await apiA.post('/campaigns', { name: 'A sent', channel: 'email', content: 'Hi', contactIds: [a.contactId] })).body.id;
+    await apiA.post(`/campaigns/${a.sentCampaignId}/send`, {});
+    for (let i = 0; i < 100 && (await apiA.get(`/campaigns/${a.sentCampaignId}`)).body.status === 'sending'; i++) await new Promise((r) => setTimeout(r, 100));
     ({ token: a.oauthToken, client: a.client } = await teamClientToken(teamA));
     ({ token: b.oauthToken, client: b.client } = await teamClientToken(teamB));
   });
@@ -123,6 +131,26 @@ describe('team isolation matrix', () => {
     { endpoint: 'POST /warp-executions/{id}/approval-link', method: 'POST', operation: 'POST /warp-executions/{executionId}/approval-link', path: () => `/warp-executions/${a.pendingExecutionId}/approval-link`, check: notFound },
     { endpoint: 'GET /deliveries', method: 'GET', operation: 'GET /deliveries', path: () => `/deliveries?executionId=${a.executionId}`, check: excludes('id', () => a.deliveryId) },
     { endpoint: 'GET /outbox', method: 'GET', operation: 'GET /outbox', path: () => '/outbox?limit=100', check: excludes('id', () => a.outboxId) },
+    { endpoint: 'PATCH /contacts/{id}', method: 'PATCH', operation: 'PATCH /contacts/{contactId}', path: () => `/contacts/${a.contactId}`, body: () => ({ name: 'mine' }), check: notFound },
+    { endpoint: 'POST /contacts/{id}/orders', method: 'POST', operation: 'POST /contacts/{contactId}/orders', path: () => `/contacts/${a.contactId}/orders`, body: () => ({ amount: 1 }), check: notFound },
+    { endpoint: 'GET /segments', method: 'GET', operation: 'GET /segments', path: () => '/segments?limit=100', check: excludes('id', () => a.segmentId) },
+    { endpoint: 'POST /segments (A\'s property)', method: 'POST', operation: 'POST /segments', path: () => '/segments', body: () => ({ name: 'x', groups: [{ conditions: [{ type: 'prop', value: 'tier:gold' }] }] }), check: rule('unknown_property') },
+    { endpoint: 'GET /segments/{id}', method: 'GET', operation: 'GET /segments/{segmentId}', path: () => `/segments/${a.segmentId}`, check: notFound },
+    { endpoint: 'GET /segments/{id}/contacts', method: 'GET', operation: 'GET /segments/{segmentId}/contacts', path: () => `/segments/${a.segmentId}/contacts`, check: notFound },
+    { endpoint: 'DELETE /segments/{id}', method: 'DELETE', operation: 'DELETE /segments/{segmentId}', path: () => `/segments/${a.segmentId}`, check: notFound },
+    { endpoint: 'POST /campaigns/audience-preview (A\'s segment)', method: 'POST', operation: 'POST /campaigns/audience-preview', path: () => '/campaigns/audience-preview', body: () => ({ channel: 'email', segmentId: a.segmentId }), check: rule('unknown_segment') },
+    { endpoint: 'GET /campaigns', method: 'GET', operation: 'GET /campaigns', path: () => '/campaigns?limit=100', check: excludes('id', () => a.campaignId) },
+    { endpoint: 'POST /campaigns (A\'s contact)', method: 'POST', operation: 'POST /campaigns', path: () => '/campaigns', body: () => ({ name: 'x', channel: 'email', content: 'x', contactIds: [a.contactId] }), check: rule('unknown_contact') },
+    { endpoint: 'GET /campaigns/{id}', method: 'GET', operation: 'GET /campaigns/{campaignId}', path: () => `/campaigns/${a.campaignId}`, check: notFound },
+    { endpoint: 'PATCH /campaigns/{id}', method: 'PATCH', operation: 'PATCH /campaigns/{campaignId}', path: () => `/campaigns/${a.campaignId}`, body: () => ({ name: 'x' }), check: notFound },
+    { endpoint: 'DELETE /campaigns/{id}', method: 'DELETE', operation: 'DELETE /campaigns/{campaignId}', path: () => `/campaigns/${a.campaignId}`, check: notFound },
+    ...(['send', 'cancel-schedule', 'cancel-send', 'archive', 'unarchive'] as const).map((action): Row => ({
+      endpoint: `POST /campaigns/{id}/${action}`, method: 'POST', operation: `POST /campaigns/{campaignId}/${action}`, path: () => `/campaigns/${a.campaignId}/${action}`, check: notFound,
+    })),
+    { endpoint: 'POST /campaigns/{id}/retry', method: 'POST', operation: 'POST /campaigns/{campaignId}/retry', path: () => `/campaigns/${a.sentCampaignId}/retry`, body: () => ({}), check: notFound },
+    { endpoint: 'POST /campaigns/{id}/send-test', method: 'POST', operation: 'POST /campaigns/{campaignId}/send-test', path: () => `/campaigns/${a.sentCampaignId}/send-test`, body: () => ({ contactId: a.contactId }), check: notFound },
+    { endpoint: 'GET /campaigns/{id}/recipients', method: 'GET', operation: 'GET /campaigns/{campaignId}/recipients', path: () => `/campaigns/${a.sentCampaignId}/recipients`, check: notFound },
+    { endpoint: 'GET /campaigns/{id}/stats', method: 'GET', operation: 'GET /campaigns/{campaignId}/stats', path: () => `/campaigns/${a.sentCampaignId}/stats`, check: notFound },
   ];
 
   const credentials = [
@@ -179,6 +207,9 @@ describe('team isolation matrix', () => {
     expect((await apiA.get(`/artifacts/${a.artifactId}`)).body).toMatchObject({ title: 'A contract', media: [{ id: a.mediaId }] });
     expect((await apiA.get(`/warp-executions/${a.pendingExecutionId}`)).body.status).toBe('pending_approval');
     expect((await apiA.get(`/agents/${teamA.agentId}/integrations`)).body.data[0].provider).toBe('sandbox');
+    expect((await apiA.get(`/campaigns/${a.campaignId}`)).body).toMatchObject({ name: 'A draft', status: 'draft' });
+    expect((await apiA.get(`/campaigns/${a.sentCampaignId}`)).body).toMatchObject({ status: 'completed', sentCount: 1 });
+    expect((await apiA.get(`/segments/${a.segmentId}/contacts`)).body.data.map((c: any) => c.id)).toEqual([a.contactId]);
   });
 
   it('OAuth: B\'s client learns nothing of A\'s token by introspection and cannot revoke it', async () => {
