@@ -11,9 +11,9 @@ describe('workflow determinism (replay)', () => {
   const dir = path.join(__dirname, 'replay', 'histories');
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 
-  it('has saved histories for each kind of job run and each way a delivery ends', () => {
+  it('has saved histories for each kind of job run, each way a delivery ends, and campaign runs', () => {
     expect(files).toEqual([
-      'contacts-export.json', 'contacts-import-cancelled.json', 'contacts-import.json',
+      'campaign-schedule-cancelled.json', 'campaign-send.json', 'contacts-export.json', 'contacts-import-cancelled.json', 'contacts-import.json',
       'delivery-auto.json', 'delivery-declined.json', 'delivery-expired.json', 'delivery-manual-approved.json',
       'knowledge-ingest.json',
     ]);

@@ -24,6 +24,8 @@ export interface CampaignRunArgs {
   /** Set when the run continues as new: the schedule and the snapshot are behind it. */
   dispatching?: boolean;
   dispatched?: number;
+  /** Events before continuing as new (default 2 000; tests make it small). */
+  continueAfterEvents?: number;
 }
 
 /** Each run continues as new after this many events, far below Temporal's limits at any audience size. */
@@ -64,7 +66,7 @@ export async function campaignWorkflow(args: CampaignRunArgs): Promise<{ status:
     const batch = await dispatchBatch({ campaignId: args.campaignId, attempt: args.run, batchSize: args.batchSize });
     state.dispatched += batch.processed;
     if (batch.remaining === 0) break;
-    if (workflowInfo().historyLength > CONTINUE_AFTER_EVENTS) {
+    if (workflowInfo().historyLength > (args.continueAfterEvents ?? CONTINUE_AFTER_EVENTS)) {
       await continueAsNew<typeof campaignWorkflow>({ ...args, dispatching: true, dispatched: state.dispatched });
     }
   }
