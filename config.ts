@@ -69,6 +69,15 @@ const envSchema = z.object({
   CAMPAIGN_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
   /** Provider calls in flight per dispatch activity. */
   CAMPAIGN_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(20),
+  /** Signing secrets of email providers' event webhooks (Svix-style `whsec_…`), JSON: provider → secret. */
+  EMAIL_WEBHOOK_SECRETS: z.string().default('{}').transform((json, ctx) => {
+    try {
+      return z.record(z.string(), z.string().min(8)).parse(JSON.parse(json));
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `EMAIL_WEBHOOK_SECRETS: ${(err as Error).message}` });
+      return z.NEVER;
+    }
+  }),
 });
 
 export type Config = z.infer<typeof envSchema> & {

@@ -1,9 +1,20 @@
+import { createHmac } from 'node:crypto';
 import type { Db } from '../db/knex';
 import type { RunningServer } from '../server';
 import { FakeProviderServer } from './fakes/providerServer';
 import { apiClient, ApiClient, newTeam, sleep, startTestApi, testDb, TestTeam } from './helpers';
 
 /** Campaign rules and the campaign workflow through the HTTP API, sending to the fake provider over HTTP. */
+const WEBHOOK_SECRET = `whsec_${Buffer.from('a webhook signing key of 32 bytes').toString('base64')}`;
+
+/** A Resend (Svix) webhook delivery, signed as the provider signs it. */
+function signedEvent(id: string, event: unknown, secret = WEBHOOK_SECRET, timestamp = Math.floor(Date.now() / 1000)) {
+  const body = JSON.stringify(event);
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return { body, headers: { 'content-type': 'application/json', 'svix-id': id, 'svix-timestamp': String(timestamp), 'svix-signature': `v1,${signature}` } };
+}
+
 describe('campaigns', () => {
   let db: Db;
   let server: RunningServer & { baseUrl: string };
@@ -14,7 +25,7 @@ describe('campaigns', () => {
 
   beforeAll(async () => {
     db = testDb();
-    server = await startTestApi(db);
+    server = await startTestApi(db, { EMAIL_WEBHOOK_SECRETS: JSON.stringify({ resend: WEBHOOK_SECRET }) });
     fake = await new FakeProviderServer().start();
     team = await newTeam(db, 'campaigns');
     api = apiClient(server.baseUrl, team);
@@ -238,6 +249,34 @@ describe('campaigns', () => {
     const wa = (await api.post('/campaigns', { name: 'promo_two', channel: 'whatsapp', content: 'Hi', language: 'en', category: 'UTILITY', contactIds: [who.id] })).body;
     const waSend = await api.post(`/campaigns/${wa.id}/send`, {});
     expect([waSend.status, waSend.body.error.code]).toEqual([422, 'whatsapp_not_approved']);
+  });
+
+  it('email open and click webhooks: signature verified, first time per recipient counted, replays ignored', async () => {
+    const [a, b] = [await contact(), await contact()];
+    const campaign = (await emailCampaign([a.id, b.id])).body;
+    await api.post(`/campaigns/${campaign.id}/send`, {});
+    await until(campaign.id, finished);
+    const recipients = (await api.get(`/campaigns/${campaign.id}/recipients?status=sent`)).body.data;
+    const messageId = recipients.find((r: any) => r.contactId === a.id).providerMessageId;
+    const post = (e: ReturnType<typeof signedEvent>) => fetch(`${server.baseUrl}/webhooks/email/resend`, { method: 'POST', headers: e.headers, body: e.body });
+
+    const opened = await post(signedEvent('msg_1', { type: 'email.opened', data: { email_id: messageId } }));
+    expect(await opened.json()).toEqual({ applied: true });
+    expect((await post(signedEvent('msg_1', { type: 'email.opened', data: { email_id: messageId } }))).status).toBe(200); // replay
+    await post(signedEvent('msg_2', { type: 'email.opened', data: { email_id: messageId } })); // second open, same recipient
+    await post(signedEvent('msg_3', { type: 'email.clicked', data: { email_id: messageId } }));
+    await post(signedEvent('msg_4', { type: 'email.opened', data: { email_id: 'unknown-message' } }));
+    expect((await api.get(`/campaigns/${campaign.id}`)).body).toMatchObject({ openedCount: 1, clickedCount: 1 });
+    const row = (await api.get(`/campaigns/${campaign.id}/recipients?status=sent`)).body.data.find((r: any) => r.contactId === a.id);
+    expect(row.openedAt).not.toBeNull();
+    expect(row.clickedAt).not.toBeNull();
+
+    const forged = await post(signedEvent('msg_5', { type: 'email.opened', data: { email_id: messageId } }, `whsec_${Buffer.from('not the key').toString('base64')}`));
+    expect([forged.status, (await forged.json()).error.code]).toEqual([401, 'invalid_signature']);
+    const stale = await post(signedEvent('msg_6', { type: 'email.clicked', data: { email_id: messageId } }, WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 600));
+    expect(stale.status).toBe(401);
+    const unknownProvider = await fetch(`${server.baseUrl}/webhooks/email/postmark`, { method: 'POST', body: '{}' });
+    expect(unknownProvider.status).toBe(404);
   });
 
   it('another team sees none of it', async () => {

@@ -90,10 +90,20 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['campaign_id', 'status', 'seq']);
   });
   await knex.raw("ALTER TABLE campaign_recipients ADD CONSTRAINT campaign_recipients_status_check CHECK (status IN ('pending','sent','failed','skipped'))");
+  // Open and click events find their recipient by the provider's message id.
+  await knex.raw('CREATE INDEX campaign_recipients_provider_message ON campaign_recipients (provider_message_id) WHERE provider_message_id IS NOT NULL');
+
+  /** Provider webhook deliveries already handled (by their id), so a replayed one changes nothing. */
+  await knex.schema.createTable('webhook_events', (t) => {
+    t.text('provider').notNullable();
+    t.text('event_id').notNullable();
+    t.timestamp('received_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.primary(['provider', 'event_id']);
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['campaign_recipients', 'campaigns', 'segments', 'orders']) await knex.schema.dropTableIfExists(table);
+  for (const table of ['webhook_events', 'campaign_recipients', 'campaigns', 'segments', 'orders']) await knex.schema.dropTableIfExists(table);
   await knex.raw('DROP INDEX IF EXISTS contacts_team_tags');
   await knex.raw('DROP INDEX IF EXISTS contacts_properties');
   await knex.schema.alterTable('contacts', (t) => {
