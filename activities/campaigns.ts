@@ -7,17 +7,20 @@ import { RENDER_COLUMNS, renderCampaignMessage } from '../services/campaignSendi
 import { errorBody } from '../services/errors';
 import { integrationForSend } from '../services/integrations';
 import type { SecretBox } from '../services/secretBox';
+import { unsubscribeUrl } from '../services/unsubscribe';
 
 export interface CampaignActivityDeps {
   db: Db;
   secretBox: SecretBox;
   textGenerator: TextGenerator;
   sendConcurrency: number;
+  /** {base_url}, for the unsubscribe links. */
+  baseUrl: string;
 }
 
 const IN_ACTIVITY_RETRIES = [500, 1000, 2000];
 
-export function createCampaignActivities({ db, secretBox, textGenerator, sendConcurrency }: CampaignActivityDeps) {
+export function createCampaignActivities({ db, secretBox, textGenerator, sendConcurrency, baseUrl }: CampaignActivityDeps) {
   const campaignRow = async (campaignId: string): Promise<CampaignRow> => db('campaigns').where({ id: campaignId }).first();
 
   return {
@@ -69,7 +72,7 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
             // Opted out (or lost the address) since the snapshot: never sent.
             await settle(r.contact_id, { status: 'skipped', skip_reason: r.skip_now });
           } else {
-            const message = await renderCampaignMessage(campaign, r, textGenerator);
+            const message = await renderCampaignMessage(campaign, r, textGenerator, unsubscribeUrl(baseUrl, secretBox, r.contact_id));
             let outcome: Record<string, unknown> | undefined;
             for (let attempt = 0; !outcome; attempt++) {
               try {

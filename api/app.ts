@@ -11,6 +11,7 @@ import { agentsRouter } from './routes/agents';
 import { apiTokensRouter } from './routes/apiTokens';
 import { artifactsRouter } from './routes/artifacts';
 import { campaignsRouter } from './routes/campaigns';
+import { unsubscribeRouter } from './routes/unsubscribe';
 import { webhooksRouter } from './routes/webhooks';
 import { warpExecutionsRouter } from './routes/warpExecutions';
 import { contactsRouter } from './routes/contacts';
@@ -48,6 +49,7 @@ export function createApp(ctx: AppContext): Express {
   v1.use(warpExecutionsRouter(ctx));
   v1.use(campaignsRouter(ctx));
   v1.use(webhooksRouter(ctx));
+  v1.use(unsubscribeRouter(ctx));
   v1.use(mediaRouter(ctx, new LocalDiskStorage(path.join(ctx.config.dataDir, 'media'))));
   app.use('/v1', v1);
 

@@ -75,7 +75,7 @@ function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): ChannelProvider
       try {
         const info = await transport.sendMail({
           from: message.from ?? undefined, to: message.to, subject: message.subject ?? '', text: message.text, html: message.html,
-          messageId, headers: { 'X-Idempotency-Key': message.idempotencyKey },
+          messageId, headers: { ...message.headers, 'X-Idempotency-Key': message.idempotencyKey },
         });
         return { providerMessageId: info.messageId ?? messageId };
       } catch (err) {
@@ -94,7 +94,10 @@ function resend(config: Config<'resend'>, secrets: Secrets<'resend'>): ChannelPr
     async send(message) {
       const body = await providerRequest<{ id: string }>('resend', `${config.baseUrl}/emails`, {
         headers: { ...bearer(secrets.apiKey), 'idempotency-key': message.idempotencyKey },
-        json: { from: message.from, to: [message.to], subject: message.subject ?? '', text: message.text, ...(message.html ? { html: message.html } : {}) },
+        json: {
+          from: message.from, to: [message.to], subject: message.subject ?? '', text: message.text,
+          ...(message.html ? { html: message.html } : {}), ...(message.headers ? { headers: message.headers } : {}),
+        },
       });
       return { providerMessageId: body.id };
     },

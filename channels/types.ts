@@ -12,6 +12,8 @@ export interface OutboundMessage {
   text: string;
   /** An HTML alternative (email only). */
   html?: string;
+  /** Extra email headers (List-Unsubscribe). */
+  headers?: Record<string, string>;
   /** The same key for every attempt of one message, so a provider (or we) can drop a repeat. */
   idempotencyKey: string;
 }

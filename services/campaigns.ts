@@ -17,6 +17,7 @@ import { hasActiveIntegration, integrationForSend } from './integrations';
 import { decodeCursor, toPage, Page } from './pagination';
 import type { Principal } from './principal';
 import { applySegment, findSegment, SegmentDefinition } from './segments';
+import { unsubscribeUrl } from './unsubscribe';
 
 export const campaignStatusSchema = z.enum(['draft', 'pending', 'approved', 'rejected', 'scheduled', 'sending', 'completed', 'failed']);
 export type CampaignStatus = z.infer<typeof campaignStatusSchema>;
@@ -520,7 +521,7 @@ export async function testSendCampaign(ctx: AppContext, teamId: string, campaign
   const agentId = await sendingAgent(db, row);
   const integration = await integrationForSend(db, ctx.secretBox, teamId, agentId, 'email');
   if (!integration) throw rule('integration_inactive', 'The campaign agent has no active email integration', { agentId });
-  const message = await renderCampaignMessage(row, contact, offlineTextGenerator);
+  const message = await renderCampaignMessage(row, contact, offlineTextGenerator, unsubscribeUrl(ctx.config.baseUrl, ctx.secretBox, input.contactId));
   const subject = `[TEST] ${message.subject ?? ''}`.trimEnd();
   try {
     const sent = await integration.adapter.send({

@@ -117,7 +117,9 @@ describe('campaigns', () => {
     for (const c of granted) {
       const [message] = fake.byRecipient(c.email);
       expect(message.subject).toBe(`Hi ${c.firstName}`);
-      expect(message.text).toBe(`Hello ${c.firstName} from Acme. Say hello warmly, ${c.firstName}. `);
+      expect(message.text.split('\n\n--\n')[0]).toBe(`Hello ${c.firstName} from Acme. Say hello warmly, ${c.firstName}. `);
+      expect(message.text).toMatch(/\n\n--\n.*Unsubscribe: http\S+\/unsubscribe\/ct_\S+\?sig=\S+$/);
+      expect(message.headers).toMatchObject({ 'List-Unsubscribe': expect.stringMatching(/^<http.*\/unsubscribe\/ct_/), 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' });
       expect(message.from).toBe('news@acme.example');
     }
     expect(fake.messages.size).toBe(2);
@@ -272,11 +274,30 @@ describe('campaigns', () => {
     expect(row.clickedAt).not.toBeNull();
 
     const forged = await post(signedEvent('msg_5', { type: 'email.opened', data: { email_id: messageId } }, `whsec_${Buffer.from('not the key').toString('base64')}`));
-    expect([forged.status, (await forged.json()).error.code]).toEqual([401, 'invalid_signature']);
+    expect([forged.status, ((await forged.json()) as any).error.code]).toEqual([401, 'invalid_signature']);
     const stale = await post(signedEvent('msg_6', { type: 'email.clicked', data: { email_id: messageId } }, WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 600));
     expect(stale.status).toBe(401);
     const unknownProvider = await fetch(`${server.baseUrl}/webhooks/email/postmark`, { method: 'POST', body: '{}' });
     expect(unknownProvider.status).toBe(404);
+  });
+
+  it('every marketing email carries a signed unsubscribe link that opts the contact out (GET asks, POST acts)', async () => {
+    const who = await contact();
+    const campaign = (await emailCampaign([who.id])).body;
+    await api.post(`/campaigns/${campaign.id}/send`, {});
+    await until(campaign.id, finished);
+    const [message] = fake.byRecipient(who.email);
+    const link = /Unsubscribe: (\S+)/.exec(message.text)![1].replace(/^http:\/\/localhost:\d+\/v1/, server.baseUrl);
+    expect(message.headers!['List-Unsubscribe']).toContain(`/unsubscribe/${who.id}?sig=`);
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect((await api.get(`/contacts/${who.id}`)).body.optedOut).toBe(false);
+    expect((await fetch(link.replace(/sig=[^&]+/, 'sig=forged'), { method: 'POST' })).status).toBe(403);
+    const oneClick = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    expect(oneClick.status).toBe(200);
+    expect((await api.get(`/contacts/${who.id}`)).body.optedOut).toBe(true);
+    const preview = await api.post('/campaigns/audience-preview', { campaignId: campaign.id });
+    expect(preview.body.skipped.opted_out).toBe(1);
   });
 
   it('another team sees none of it', async () => {

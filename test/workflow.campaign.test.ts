@@ -34,7 +34,7 @@ describe('campaignWorkflow on the Temporal test environment', () => {
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createCampaignActivities({ db, secretBox: box, textGenerator: offlineTextGenerator, sendConcurrency: 5 }),
+      activities: createCampaignActivities({ db, secretBox: box, textGenerator: offlineTextGenerator, sendConcurrency: 5, baseUrl: 'http://localhost:3000/v1' }),
     });
     running = worker.run();
   });

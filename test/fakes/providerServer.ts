@@ -11,6 +11,8 @@ export interface FakeMessage {
   from: string | null;
   subject: string | null;
   text: string;
+  /** Extra headers the sender asked for (List-Unsubscribe), where the provider API carries them. */
+  headers?: Record<string, string>;
   id: string;
   duplicates: number;
 }
@@ -84,7 +86,7 @@ export class FakeProviderServer {
 
     app.post('/emails', async (req, res) => {
       if (!(await this.gate(res))) return;
-      const m = this.accept('resend', keyOf(req), { to: req.body.to?.[0], from: req.body.from, subject: req.body.subject, text: req.body.text });
+      const m = this.accept('resend', keyOf(req), { to: req.body.to?.[0], from: req.body.from, subject: req.body.subject, text: req.body.text, headers: req.body.headers });
       res.json({ id: m.id });
     });
     app.post('/2010-04-01/Accounts/:sid/Messages.json', async (req, res) => {
