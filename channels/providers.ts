@@ -28,7 +28,11 @@ export const providerDefinitions = {
   },
   whatsapp_cloud: {
     channels: ['whatsapp'],
-    config: z.strictObject({ baseUrl: baseUrl('https://graph.facebook.com'), apiVersion: z.string().default('v19.0'), phoneNumberId: z.string().min(1) }),
+    config: z.strictObject({
+      baseUrl: baseUrl('https://graph.facebook.com'), apiVersion: z.string().default('v19.0'), phoneNumberId: z.string().min(1),
+      /** The WhatsApp Business Account that owns message templates (needed to submit campaign templates). */
+      businessAccountId: z.string().min(1).optional(),
+    }),
     secrets: z.strictObject({ accessToken: z.string().min(1) }),
   },
   fcm: {
@@ -156,4 +160,36 @@ export function createProvider(provider: ProviderName, config: unknown, secrets:
     case 'whatsapp_cloud': return whatsappCloud(c as Config<'whatsapp_cloud'>, s as Secrets<'whatsapp_cloud'>);
     case 'fcm': return fcm(c as Config<'fcm'>, s as Secrets<'fcm'>);
   }
+}
+
+/** WhatsApp Cloud message templates: submit for approval, read the status, delete (best effort). */
+export function whatsappTemplates(config: unknown, secrets: unknown) {
+  const c = providerDefinitions.whatsapp_cloud.config.parse(config ?? {});
+  const s = providerDefinitions.whatsapp_cloud.secrets.parse(secrets ?? {});
+  const root = `${c.baseUrl}/${c.apiVersion}`;
+  const account = () => {
+    if (!c.businessAccountId) throw new ProviderError('whatsapp: the integration has no businessAccountId to own templates', false);
+    return c.businessAccountId;
+  };
+  return {
+    async submit(template: { name: string; language: string; category: string; body: string; examples: string[] }) {
+      return providerRequest<{ id: string; status: string }>('whatsapp', `${root}/${account()}/message_templates`, {
+        headers: bearer(s.accessToken),
+        json: {
+          name: template.name, language: template.language, category: template.category,
+          components: [{ type: 'BODY', text: template.body, ...(template.examples.length ? { example: { body_text: [template.examples] } } : {}) }],
+        },
+      });
+    },
+    async status(templateId: string): Promise<{ status: string; rejectedReason?: string }> {
+      const res = await fetch(`${root}/${encodeURIComponent(templateId)}?fields=status,rejected_reason`, { headers: bearer(s.accessToken), signal: AbortSignal.timeout(10_000) })
+        .catch((err: Error) => { throw new ProviderError(`whatsapp: ${err.message}`, true); });
+      if (!res.ok) throw new ProviderError(`whatsapp answered ${res.status}`, res.status >= 500 || res.status === 429, res.status);
+      const body = (await res.json()) as { status: string; rejected_reason?: string };
+      return { status: body.status, rejectedReason: body.rejected_reason };
+    },
+    async remove(name: string): Promise<void> {
+      await fetch(`${root}/${account()}/message_templates?name=${encodeURIComponent(name)}`, { method: 'DELETE', headers: bearer(s.accessToken), signal: AbortSignal.timeout(10_000) });
+    },
+  };
 }

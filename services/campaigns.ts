@@ -3,11 +3,14 @@ import type { SignalDefinition } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
+import { whatsappTemplates } from '../channels/providers';
 import { Channel, ProviderError } from '../channels/types';
 import type { Db } from '../db/knex';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
 import type { campaignWorkflow } from '../workflows/campaign';
 import { cancelSchedule as cancelScheduleSignal, cancelSend as cancelSendSignal } from '../workflows/campaignMessages';
+import type { whatsappTemplateWorkflow } from '../workflows/whatsappTemplate';
+import { refreshStatus, templateStatus } from '../workflows/whatsappTemplateMessages';
 import { HTML_BODY_LIMIT, offlineTextGenerator, PLAIN_BODY_LIMIT, placeholderNameSchema, placeholdersIn } from './campaignContent';
 import { RENDER_COLUMNS, renderCampaignMessage } from './campaignSending';
 import type { AppContext, TeamRef } from './context';
@@ -101,6 +104,8 @@ export const campaignSchema = z.object({
   language: z.string().nullable(),
   category: z.string().nullable(),
   status: campaignStatusSchema,
+  /** WhatsApp: why the provider rejected the template. */
+  rejectionReason: z.string().nullable(),
   archived: z.boolean(),
   recipientCount: z.number().int(),
   sentCount: z.number().int(),
@@ -135,6 +140,8 @@ export interface CampaignRow {
   category: string | null;
   status: CampaignStatus;
   run: number;
+  whatsapp_template_id: string | null;
+  whatsapp_rejection_reason: string | null;
   recipient_count: number;
   sent_count: number;
   skipped_count: number;
@@ -155,6 +162,7 @@ export function presentCampaign(row: CampaignRow): CampaignJson {
     id: row.id, name: row.name, channel: row.channel, subject: row.subject, content: row.content, contentHtml: row.content_html,
     segmentId: row.segment_id, tags: row.tags, contactIds: row.contact_ids, templateParams: row.template_params, aiParams: row.ai_params,
     agentId: row.agent_id, scheduledAt: iso(row.scheduled_at), language: row.language, category: row.category, status: row.status,
+    rejectionReason: row.whatsapp_rejection_reason,
     archived: row.archived_at !== null, recipientCount: row.recipient_count, sentCount: row.sent_count, skippedCount: row.skipped_count,
     failedCount: row.failed_count, openedCount: row.opened_count, clickedCount: row.clicked_count, startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at), createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString(),
@@ -328,6 +336,7 @@ export async function updateCampaign(ctx: AppContext, team: TeamRef, principal: 
   // An edit of content or audience sends a WhatsApp template back to Draft (to be resubmitted).
   const status = (row.status === 'pending' || row.status === 'approved') && (contentChanged || audienceChanged) ? 'draft' : row.status;
   const [updated] = await db('campaigns').where({ id: row.id }).update({
+    ...(status === 'draft' && row.status !== 'draft' ? { whatsapp_template_id: null, submitted_at: null, whatsapp_rejection_reason: null } : {}),
     name: next.name, subject: next.subject, content: next.content, content_html: next.contentHtml,
     template_params: JSON.stringify(next.templateParams), ai_params: JSON.stringify(next.aiParams), agent_id: next.agentId,
     language: next.language, category: next.category, status,
@@ -459,7 +468,67 @@ export async function deleteCampaign(ctx: AppContext, teamId: string, campaignId
   if (row.status === 'scheduled') {
     await (await ctx.temporal.client()).workflow.getHandle(campaignWorkflowId(row.id, row.run)).terminate('campaign deleted').catch(() => undefined);
   }
+  if (row.channel === 'whatsapp' && row.whatsapp_template_id) await removeTemplate(ctx, row).catch((err) => ctx.logger.warn({ err, campaignId: row.id }, 'WhatsApp template cleanup failed'));
   await ctx.db('campaigns').where({ id: row.id }).delete();
+}
+
+/** Best effort: the provider's template of a deleted campaign goes too. */
+async function removeTemplate(ctx: AppContext, row: CampaignRow): Promise<void> {
+  const agentId = await sendingAgent(ctx.db, row);
+  const integration = await ctx.db('agent_integrations').where({ agent_id: agentId, channel: 'whatsapp', provider: 'whatsapp_cloud' }).first();
+  if (!integration) return;
+  await whatsappTemplates(integration.config, integration.secrets_encrypted ? ctx.secretBox.decrypt(integration.secrets_encrypted) : {}).remove(row.name);
+}
+
+export const whatsappTemplateWorkflowId = (campaignId: string) => `wa-template-${campaignId}`;
+
+/**
+ * Submit (WhatsApp): Draft or Rejected → Pending when the template is valid (every placeholder
+ * mapped, slug name, language, category); the approval workflow takes it from there.
+ */
+export async function submitWhatsapp(ctx: AppContext, team: TeamRef, campaignId: string): Promise<CampaignJson> {
+  const row = await findCampaign(ctx.db, team.id, campaignId);
+  if (row.channel !== 'whatsapp') throw rule('not_whatsapp', 'Only WhatsApp campaigns have templates to submit');
+  if (row.status !== 'draft' && row.status !== 'rejected') throw invalidState(`A ${row.status} campaign cannot be submitted`, { status: row.status });
+  if (!/^[a-z0-9_]+$/.test(row.name)) throw rule('whatsapp_name_not_slug', 'A WhatsApp template name is lowercase letters, digits and underscores', { name: row.name });
+  if (!row.language) throw rule('whatsapp_language_required', 'Set the template language (e.g. en or en_US)');
+  if (!row.category) throw rule('whatsapp_category_required', 'Set the template category: MARKETING, UTILITY or AUTHENTICATION');
+  const unmapped = placeholdersIn(row.content).filter((p) => !(p in row.template_params));
+  if (unmapped.length) throw rule('unmapped_placeholder', 'Every placeholder of a WhatsApp template must be mapped in templateParams', { placeholders: unmapped });
+  const agentId = await sendingAgent(ctx.db, row);
+  if (!(await ctx.db('agent_integrations').where({ team_id: team.id, agent_id: agentId, channel: 'whatsapp', provider: 'whatsapp_cloud', active: true }).first('agent_id'))) {
+    throw rule('integration_inactive', 'The campaign agent needs an active WhatsApp Cloud integration to submit templates', { agentId });
+  }
+  const [updated] = await ctx.db('campaigns').where({ id: row.id }).whereIn('status', ['draft', 'rejected'])
+    .update({ status: 'pending', agent_id: agentId, whatsapp_template_id: null, whatsapp_rejection_reason: null, updated_at: ctx.db.fn.now() }).returning('*');
+  if (!updated) throw invalidState('The campaign changed meanwhile; read it and try again');
+  await (await ctx.temporal.client()).workflow.start<typeof whatsappTemplateWorkflow>('whatsappTemplateWorkflow', {
+    workflowId: whatsappTemplateWorkflowId(row.id),
+    taskQueue: ctx.temporal.taskQueue,
+    args: [{ campaignId: row.id, refreshEveryMs: ctx.config.WHATSAPP_TEMPLATE_REFRESH_SECONDS * 1000 }],
+    // A resubmission after a rejection or an edit starts a new run under the same id.
+    workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+    typedSearchAttributes: [{ key: TeamSlugKey, value: team.slug }, { key: JobTypeKey, value: 'whatsapp-template' }, { key: BusinessIdKey, value: row.id }],
+    staticSummary: `WhatsApp template "${row.name}" of campaign ${row.id} (team ${team.slug})`,
+  });
+  return presentCampaign(updated);
+}
+
+/** Refresh (WhatsApp): ask the provider now instead of waiting for the next periodic check. */
+export async function refreshWhatsapp(ctx: AppContext, teamId: string, campaignId: string): Promise<CampaignJson> {
+  const row = await findCampaign(ctx.db, teamId, campaignId);
+  if (row.channel !== 'whatsapp') throw rule('not_whatsapp', 'Only WhatsApp campaigns have templates');
+  if (row.status !== 'pending') throw invalidState('Only a Pending template can be refreshed', { status: row.status });
+  await (await ctx.temporal.client()).workflow.getHandle(whatsappTemplateWorkflowId(row.id)).signal(refreshStatus);
+  return settled(ctx.db, teamId, campaignId, 'pending');
+}
+
+/** The provider's status webhook: the template's campaign hears it as a signal. */
+export async function templateStatusChanged(ctx: AppContext, templateId: string, status: string, reason?: string): Promise<boolean> {
+  const row = await ctx.db('campaigns').where({ whatsapp_template_id: templateId, status: 'pending' }).first('id');
+  if (!row) return false;
+  await (await ctx.temporal.client()).workflow.getHandle(whatsappTemplateWorkflowId(row.id)).signal(templateStatus, { status, reason });
+  return true;
 }
 
 export const recipientQuerySchema = z.object({

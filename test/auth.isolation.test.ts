@@ -144,7 +144,7 @@ describe('team isolation matrix', () => {
     { endpoint: 'GET /campaigns/{id}', method: 'GET', operation: 'GET /campaigns/{campaignId}', path: () => `/campaigns/${a.campaignId}`, check: notFound },
     { endpoint: 'PATCH /campaigns/{id}', method: 'PATCH', operation: 'PATCH /campaigns/{campaignId}', path: () => `/campaigns/${a.campaignId}`, body: () => ({ name: 'x' }), check: notFound },
     { endpoint: 'DELETE /campaigns/{id}', method: 'DELETE', operation: 'DELETE /campaigns/{campaignId}', path: () => `/campaigns/${a.campaignId}`, check: notFound },
-    ...(['send', 'cancel-schedule', 'cancel-send', 'archive', 'unarchive'] as const).map((action): Row => ({
+    ...(['send', 'cancel-schedule', 'cancel-send', 'archive', 'unarchive', 'whatsapp/submit', 'whatsapp/refresh'] as const).map((action): Row => ({
       endpoint: `POST /campaigns/{id}/${action}`, method: 'POST', operation: `POST /campaigns/{campaignId}/${action}`, path: () => `/campaigns/${a.campaignId}/${action}`, check: notFound,
     })),
     { endpoint: 'POST /campaigns/{id}/retry', method: 'POST', operation: 'POST /campaigns/{campaignId}/retry', path: () => `/campaigns/${a.sentCampaignId}/retry`, body: () => ({}), check: notFound },

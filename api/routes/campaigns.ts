@@ -2,7 +2,7 @@ import { Router } from 'express';
 import {
   archiveCampaign, audiencePreviewSchema, campaignCreateSchema, campaignListQuerySchema, campaignRetrySchema, campaignSendSchema, campaignStats,
   campaignTestSendSchema, campaignUpdateSchema, cancelSchedule, cancelSend, createCampaign, deleteCampaign, findCampaign, getCampaign,
-  listCampaigns, listRecipients, previewAudience, recipientQuerySchema, resolveAudience, retryCampaign, sendCampaign, testSendCampaign, updateCampaign,
+  listCampaigns, listRecipients, previewAudience, recipientQuerySchema, refreshWhatsapp, resolveAudience, retryCampaign, sendCampaign, submitWhatsapp, testSendCampaign, updateCampaign,
 } from '../../services/campaigns';
 import type { AppContext } from '../../services/context';
 import { AppError, parseOrThrow } from '../../services/errors';
@@ -86,6 +86,12 @@ export function campaignsRouter(ctx: AppContext): Router {
   });
   router.post('/campaigns/:campaignId/send-test', teamAccess(ctx, 'write'), ...body, async (req, res) => {
     res.json(await testSendCampaign(ctx, authOf(req).team.id, id(req), parseOrThrow(campaignTestSendSchema, requireObjectBody(req), 'body')));
+  });
+  router.post('/campaigns/:campaignId/whatsapp/submit', teamAccess(ctx, 'write'), async (req, res) => {
+    res.json(await submitWhatsapp(ctx, authOf(req).team, id(req)));
+  });
+  router.post('/campaigns/:campaignId/whatsapp/refresh', teamAccess(ctx, 'write'), async (req, res) => {
+    res.json(await refreshWhatsapp(ctx, authOf(req).team.id, id(req)));
   });
   router.get('/campaigns/:campaignId/recipients', teamAccess(ctx, 'read'), async (req, res) => {
     res.json(await listRecipients(ctx.db, authOf(req).team.id, id(req), parseOrThrow(recipientQuerySchema, req.query, 'query')));

@@ -60,6 +60,10 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('failed_count').notNullable().defaultTo(0);
     t.integer('opened_count').notNullable().defaultTo(0);
     t.integer('clicked_count').notNullable().defaultTo(0);
+    /** WhatsApp template approval: the provider's template id and what it said. */
+    t.text('whatsapp_template_id');
+    t.text('whatsapp_rejection_reason');
+    t.timestamp('submitted_at', { useTz: true });
     t.timestamp('archived_at', { useTz: true });
     t.timestamp('started_at', { useTz: true });
     t.timestamp('finished_at', { useTz: true });

@@ -28,6 +28,8 @@ type Fault = { status: number } | { hang: true };
  */
 export class FakeProviderServer {
   readonly messages = new Map<string, FakeMessage>();
+  /** WhatsApp templates submitted; set `status` (and `reason`) to decide them. */
+  readonly templates = new Map<string, { name: string; body: string; status: string; reason?: string }>();
   private faults: Fault[] = [];
   latencyMs = 0;
   requests = 0;
@@ -93,6 +95,22 @@ export class FakeProviderServer {
       if (!(await this.gate(res))) return;
       const m = this.accept('twilio', keyOf(req), { to: req.body.To, from: req.body.From ?? null, subject: null, text: req.body.Body });
       res.status(201).json({ sid: m.id, status: 'queued' });
+    });
+    // WhatsApp Cloud message templates: created PENDING; `templateStatuses` says what a status read answers.
+    app.post('/:version/:accountId/message_templates', async (req, res) => {
+      if (!(await this.gate(res))) return;
+      const id = `tpl-${++this.counter}`;
+      this.templates.set(id, { name: req.body.name, body: req.body.components?.[0]?.text, status: 'PENDING' });
+      res.json({ id, status: 'PENDING', category: req.body.category });
+    });
+    app.delete('/:version/:accountId/message_templates', (req, res) => {
+      for (const [id, t] of this.templates) if (t.name === req.query.name) this.templates.delete(id);
+      res.json({ success: true });
+    });
+    app.get('/:version/:templateId', (req, res) => {
+      const t = this.templates.get(req.params.templateId);
+      if (!t) return res.status(404).json({ error: { message: 'no such template' } });
+      res.json({ id: req.params.templateId, status: t.status, ...(t.reason ? { rejected_reason: t.reason } : {}) });
     });
     app.post('/:version/:phoneNumberId/messages', async (req, res) => {
       if (!(await this.gate(res))) return;

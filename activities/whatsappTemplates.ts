@@ -1,0 +1,62 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { whatsappTemplates } from '../channels/providers';
+import { ProviderError } from '../channels/types';
+import type { Db } from '../db/knex';
+import { placeholdersIn } from '../services/campaignContent';
+import type { SecretBox } from '../services/secretBox';
+
+export interface TemplateActivityDeps {
+  db: Db;
+  secretBox: SecretBox;
+}
+
+export function createTemplateActivities({ db, secretBox }: TemplateActivityDeps) {
+  async function api(campaignId: string) {
+    const campaign = await db('campaigns').where({ id: campaignId }).first();
+    const agentId = campaign.agent_id ?? (await db('agents').where({ team_id: campaign.team_id }).orderBy('seq').first('id'))?.id;
+    const integration = await db('agent_integrations').where({ team_id: campaign.team_id, agent_id: agentId, channel: 'whatsapp', provider: 'whatsapp_cloud', active: true }).first();
+    if (!integration) throw ApplicationFailure.nonRetryable('The campaign agent has no active WhatsApp Cloud integration', 'IntegrationMissing');
+    const secrets = integration.secrets_encrypted ? secretBox.decrypt(integration.secrets_encrypted) : {};
+    return { campaign, templates: whatsappTemplates(integration.config, secrets) };
+  }
+  const classify = (err: unknown): never => {
+    if (err instanceof ProviderError && !err.retryable) throw ApplicationFailure.nonRetryable(err.message, 'ProviderRejected');
+    throw err;
+  };
+
+  return {
+    /** Submits the template; a permanent refusal comes back as a rejection with the provider's reason. */
+    async submitTemplate(campaignId: string): Promise<{ templateId: string } | { rejected: string }> {
+      const { campaign, templates } = await api(campaignId);
+      // {{name}} placeholders become the positional {{1}}, {{2}} … WhatsApp templates use.
+      const names = placeholdersIn(campaign.content);
+      const body = campaign.content.replace(/\{\{\s*([a-z0-9_]+)\s*\}\}/g, (_: string, name: string) => `{{${names.indexOf(name) + 1}}}`);
+      try {
+        const created = await templates.submit({ name: campaign.name, language: campaign.language, category: campaign.category, body, examples: names.map((n) => `example ${n}`) });
+        await db('campaigns').where({ id: campaignId }).update({ whatsapp_template_id: created.id, submitted_at: db.fn.now(), updated_at: db.fn.now() });
+        return { templateId: created.id };
+      } catch (err) {
+        if (err instanceof ProviderError && !err.retryable) return { rejected: err.message };
+        throw err;
+      }
+    },
+
+    async fetchTemplateStatus(campaignId: string, templateId: string) {
+      const { templates } = await api(campaignId);
+      return templates.status(templateId).then((s) => ({ status: s.status, reason: s.rejectedReason }), classify);
+    },
+
+    /** Still waiting: the campaign is Pending with this very template (an edit sends it back to Draft). */
+    async campaignStillPending(campaignId: string, templateId: string): Promise<boolean> {
+      return Boolean(await db('campaigns').where({ id: campaignId, status: 'pending', whatsapp_template_id: templateId }).first('id'));
+    },
+
+    async settleTemplate(campaignId: string, outcome: { status: string; reason?: string }): Promise<{ status: string }> {
+      const approved = outcome.status === 'APPROVED';
+      await db('campaigns').where({ id: campaignId, status: 'pending' }).update({
+        status: approved ? 'approved' : 'rejected', whatsapp_rejection_reason: approved ? null : (outcome.reason ?? 'rejected by the provider'), updated_at: db.fn.now(),
+      });
+      return { status: approved ? 'approved' : 'rejected' };
+    },
+  };
+}
