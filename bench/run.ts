@@ -4,7 +4,10 @@
  *      both measure starting only);
  *  (b) submit → succeeded for a trivial job (contacts.export of an empty team) vs. a no-op workflow;
  *  (c) a 100 000-row contacts.import vs. a plain batched knex insert of the same rows.
- * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000).
+ *  (d) a campaign to BENCH_CAMPAIGN_RECIPIENTS contacts vs. a plain script making the same provider calls;
+ *  (e) segment evaluation on BENCH_SEGMENT_CONTACTS contacts.
+ * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
+ * BENCH_CAMPAIGN_RECIPIENTS (100000; 1000000 for the large run), BENCH_SEGMENT_CONTACTS (1000000), BENCH_ONLY (sections to run, e.g. "a,c"; "d" runs (d) and (e)).
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -16,11 +19,16 @@ import { newId } from '../services/ids';
 import { contactRowValues } from '../services/contacts';
 import { bootstrapTeam } from '../services/teams';
 import { startApiProcess, startTestStack, startWorkerProcess } from '../test/setup/stack';
+import { benchCampaigns } from './campaigns';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const JOBS = Number(process.env.BENCH_JOBS ?? 300);
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const CAMPAIGN_RECIPIENTS = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000);
+const SEGMENT_CONTACTS = Number(process.env.BENCH_SEGMENT_CONTACTS ?? 1_000_000);
+const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const runs = (section: string) => !ONLY || ONLY.includes(section);
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -75,6 +83,7 @@ async function main(): Promise<void> {
 
   try {
     // (a) Starting: nobody polls 'bench-idle', so only the start path is measured on both sides.
+    if (runs('a')) {
     const idleApi = await startApiProcess({ ...base, TEMPORAL_TASK_QUEUE: 'bench-idle' });
     const teamA = await benchTeam(db, 'bench-a');
     const raw = await rawStarts(client, 'bench-idle');
@@ -97,6 +106,7 @@ async function main(): Promise<void> {
       `ratio API / raw = **${(apiRps / raw.rps).toFixed(2)}** (target ≥ 0.8); non-2xx or errors: ${non2xx}`,
     );
     log(results.slice(-7).join('\n'));
+    }
 
     // (b) Completion: the real worker process and an in-process no-op workflow worker.
     const jobConfig = loadConfig({ ...base, TEMPORAL_TASK_QUEUE: 'bench-jobs' });
@@ -109,6 +119,7 @@ async function main(): Promise<void> {
     const teamB = await benchTeam(db, 'bench-b');
 
     let started = performance.now();
+    if (runs('b')) {
     await runPool(Array.from({ length: JOBS }, (_, i) => i), 16, async () => {
       await client.workflow.execute('noopWorkflow', { taskQueue: 'bench-noop', workflowId: `noop-${randomUUID()}` });
     });
@@ -137,8 +148,10 @@ async function main(): Promise<void> {
       `ratio job / raw = **${(noopSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.7); ${JOBS} each, 16 in flight`,
     );
     log(results.slice(-6).join('\n'));
+    }
 
     // (c) A 100k-row import vs. the same rows inserted with plain batched knex.
+    if (runs('c')) {
     const rows = Array.from({ length: ROWS }, (_, i) => ({ name: `Person ${i}`, email: `person${i}@example.com`, company: `Company ${i % 97}` }));
     const plainTeam = await benchTeam(db, 'bench-plain');
     started = performance.now();
@@ -170,6 +183,13 @@ async function main(): Promise<void> {
       `ratio import / plain = **${(plainSeconds / importSeconds).toFixed(2)}**; job ${job.status}, imported ${job.result?.imported}; workflow history: ${history} events`,
     );
     log(results.slice(-6).join('\n'));
+
+    }
+
+    if (runs('d')) results.push(...await benchCampaigns({
+      db, client, apiBaseUrl: jobsApi.baseUrl, workerPid: jobWorker.child.pid!, team: (prefix) => benchTeam(db, prefix),
+      recipients: CAMPAIGN_RECIPIENTS, segmentContacts: SEGMENT_CONTACTS, concurrency: 20, log,
+    }));
 
     noopWorker.shutdown();
     await noopRun;
