@@ -187,7 +187,7 @@ async function main(): Promise<void> {
     }
 
     if (runs('d')) results.push(...await benchCampaigns({
-      db, client, apiBaseUrl: jobsApi.baseUrl, workerPid: jobWorker.child.pid!, team: (prefix) => benchTeam(db, prefix),
+      db, databaseUrl: stack.databaseUrl, client, apiBaseUrl: jobsApi.baseUrl, workerPid: jobWorker.child.pid!, team: (prefix) => benchTeam(db, prefix),
       recipients: CAMPAIGN_RECIPIENTS, segmentContacts: SEGMENT_CONTACTS, concurrency: 20, log,
     }));
 

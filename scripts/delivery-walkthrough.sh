@@ -3,10 +3,8 @@
 #   bash scripts/delivery-walkthrough.sh [http://localhost:3000]     (needs curl and jq)
 set -euo pipefail
 API=${1:-http://localhost:3000}/v1
-OUT=$(npm run -s cli -- bootstrap --team "deliver-$RANDOM")
-TEAM=$(jq -r .team <<<"$OUT"); TOKEN=$(jq -r .token <<<"$OUT"); AGENT=$(jq -r .agentId <<<"$OUT")
-H=(-H "Authorization: Bearer $TOKEN" -H "X-Team-Slug: $TEAM")
-J=(-H 'Content-Type: application/json')
+source "$(dirname "$0")/lib.sh"
+new_team deliver
 
 echo '# The agent sends email through the sandbox provider (it records messages in the outbox)'
 curl -s -X PUT "$API/agents/$AGENT/integrations/email" "${H[@]}" "${J[@]}" -d '{"provider":"sandbox"}'; echo

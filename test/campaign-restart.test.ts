@@ -1,53 +1,34 @@
-import type { Db } from '../db/knex';
 import { newId } from '../services/ids';
-import { FakeProviderServer } from './fakes/providerServer';
-import { apiClient, newTeam, sleep, startTestApi, temporalClient, testDb } from './helpers';
-import { startWorkerProcess, WorkerProcess } from './setup/stack';
+import { apiClient, newTeam, sleep, temporalClient, useProviderSuite } from './helpers';
 
 /**
  * The worker is killed (SIGKILL) three times during a 20 000-recipient email campaign. Every
- * recipient still gets exactly one message (the fake provider counts per idempotency key), and
+ * recipient still gets exactly one message (the suite.fake provider counts per idempotency key), and
  * the counters add up.
  */
 describe('a campaign send that survives three worker crashes', () => {
-  const taskQueue = `campaign-restart-${process.pid}`;
   const total = 20_000;
-  let db: Db;
-  let server: Awaited<ReturnType<typeof startTestApi>>;
-  let fake: FakeProviderServer;
-  const workers: WorkerProcess[] = [];
-
-  beforeAll(async () => {
-    db = testDb();
-    server = await startTestApi(db, { TEMPORAL_TASK_QUEUE: taskQueue, CAMPAIGN_BATCH_SIZE: '1000' });
-    fake = await new FakeProviderServer().start();
-  });
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
-    await fake.stop();
-    await server.close();
-    await db.destroy();
-  });
+  const suite = useProviderSuite('restart', { TEMPORAL_TASK_QUEUE: `campaign-restart-${process.pid}`, CAMPAIGN_BATCH_SIZE: '1000' });
 
   it('each of 20 000 recipients gets exactly one message', async () => {
-    const env = { TEMPORAL_TASK_QUEUE: taskQueue, CAMPAIGN_SEND_CONCURRENCY: '40' };
-    workers.push(await startWorkerProcess(env));
-    const team = await newTeam(db, 'ckill');
-    const api = apiClient(server.baseUrl, team);
-    await api.call('PUT', `/agents/${team.agentId}/integrations/email`, { provider: 'resend', config: { baseUrl: fake.baseUrl }, secrets: { apiKey: 'k' }, from: 'news@acme.example' });
+    const workerEnv = { CAMPAIGN_SEND_CONCURRENCY: '40' };
+    await suite.startWorker(workerEnv);
+    const team = await newTeam(suite.db, 'ckill');
+    const api = apiClient(suite.server.baseUrl, team);
+    await api.call('PUT', `/agents/${team.agentId}/integrations/email`, { provider: 'resend', config: { baseUrl: suite.fake.baseUrl }, secrets: { apiKey: 'k' }, from: 'news@acme.example' });
     const rows = Array.from({ length: total }, (_, i) => ({
       id: newId('ct'), team_id: team.teamId, name: `Person ${i}`, first_name: 'Person', email: `p${i}@crash.example`, tags: ['crash'], marketing_consent: 'granted',
     }));
-    for (let i = 0; i < rows.length; i += 5000) await db('contacts').insert(rows.slice(i, i + 5000));
+    for (let i = 0; i < rows.length; i += 5000) await suite.db('contacts').insert(rows.slice(i, i + 5000));
     const campaign = (await api.post('/campaigns', { name: 'Crash test', channel: 'email', subject: 'Hello {{first}}', content: 'Hi {{first}}', templateParams: { first: 'contact.firstName' }, tags: ['crash'] })).body;
     expect((await api.post(`/campaigns/${campaign.id}/send`, {})).body.status).toBe('sending');
 
     const kills: number[] = [];
     for (const fraction of [0.2, 0.45, 0.7]) {
-      while (fake.messages.size < total * fraction) await sleep(100);
-      await workers[workers.length - 1].kill();
-      kills.push(fake.messages.size);
-      workers.push(await startWorkerProcess(env));
+      while (suite.fake.messages.size < total * fraction) await sleep(100);
+      await suite.workers[suite.workers.length - 1].kill();
+      kills.push(suite.fake.messages.size);
+      await suite.startWorker(workerEnv);
     }
     let final: any;
     for (let i = 0; i < 1200; i++) {
@@ -57,10 +38,10 @@ describe('a campaign send that survives three worker crashes', () => {
     }
     expect(final).toMatchObject({ status: 'completed', recipientCount: total, sentCount: total, failedCount: 0, skippedCount: 0 });
     const perRecipient = new Map<string, number>();
-    for (const m of fake.messages.values()) perRecipient.set(m.to, (perRecipient.get(m.to) ?? 0) + 1);
+    for (const m of suite.fake.messages.values()) perRecipient.set(m.to, (perRecipient.get(m.to) ?? 0) + 1);
     expect(perRecipient.size).toBe(total);
     expect([...perRecipient.values()].every((count) => count === 1)).toBe(true);
-    const [{ sent }] = await db('campaign_recipients').where({ campaign_id: campaign.id, status: 'sent' }).count({ sent: '*' });
+    const [{ sent }] = await suite.db('campaign_recipients').where({ campaign_id: campaign.id, status: 'sent' }).count({ sent: '*' });
     expect(Number(sent)).toBe(total);
 
     const client = await temporalClient();
@@ -73,7 +54,7 @@ describe('a campaign send that survives three worker crashes', () => {
       await client.connection.close();
     }
     process.stdout.write(`[campaign-restart] ${total} recipients; kills after ${kills.join(', ')} messages; ` +
-      `messages per recipient: all 1; repeats dropped by key: ${fake.totalDuplicates()}; provider requests: ${fake.requests}; ` +
+      `messages per recipient: all 1; repeats dropped by key: ${suite.fake.totalDuplicates()}; provider requests: ${suite.fake.requests}; ` +
       `workflow runs: ${runs.length}, history events per run: ${runs.join(', ')}\n`);
   });
 });

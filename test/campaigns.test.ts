@@ -1,10 +1,7 @@
 import { createHmac } from 'node:crypto';
-import type { Db } from '../db/knex';
-import type { RunningServer } from '../server';
-import { FakeProviderServer } from './fakes/providerServer';
-import { apiClient, ApiClient, newTeam, sleep, startTestApi, testDb, TestTeam } from './helpers';
+import { apiClient, newTeam, sleep, startTestApi, useProviderSuite } from './helpers';
 
-/** Campaign rules and the campaign workflow through the HTTP API, sending to the fake provider over HTTP. */
+/** Campaign rules and the campaign workflow through the HTTP API, sending to the suite.fake provider over HTTP. */
 const WEBHOOK_SECRET = `whsec_${Buffer.from('a webhook signing key of 32 bytes').toString('base64')}`;
 
 /** A Resend (Svix) webhook delivery, signed as the provider signs it. */
@@ -16,44 +13,29 @@ function signedEvent(id: string, event: unknown, secret = WEBHOOK_SECRET, timest
 }
 
 describe('campaigns', () => {
-  let db: Db;
-  let server: RunningServer & { baseUrl: string };
-  let fake: FakeProviderServer;
-  let team: TestTeam;
-  let api: ApiClient;
+  const suite = useProviderSuite('campaigns', { EMAIL_WEBHOOK_SECRETS: JSON.stringify({ resend: WEBHOOK_SECRET }) });
   let n = 0;
 
   beforeAll(async () => {
-    db = testDb();
-    server = await startTestApi(db, { EMAIL_WEBHOOK_SECRETS: JSON.stringify({ resend: WEBHOOK_SECRET }) });
-    fake = await new FakeProviderServer().start();
-    team = await newTeam(db, 'campaigns');
-    api = apiClient(server.baseUrl, team);
-    await api.call('PUT', `/agents/${team.agentId}/integrations/email`, { provider: 'resend', config: { baseUrl: fake.baseUrl }, secrets: { apiKey: 'k' }, from: 'news@acme.example' });
-    await api.call('PUT', `/agents/${team.agentId}/integrations/sms`, { provider: 'twilio', config: { baseUrl: fake.baseUrl, accountSid: 'AC1' }, secrets: { authToken: 't' } });
+    await suite.api.call('PUT', `/agents/${suite.team.agentId}/integrations/email`, { provider: 'resend', config: { baseUrl: suite.fake.baseUrl }, secrets: { apiKey: 'k' }, from: 'news@acme.example' });
+    await suite.api.call('PUT', `/agents/${suite.team.agentId}/integrations/sms`, { provider: 'twilio', config: { baseUrl: suite.fake.baseUrl, accountSid: 'AC1' }, secrets: { authToken: 't' } });
   });
-  afterAll(async () => {
-    await fake?.stop();
-    await server?.close();
-    await db?.destroy();
-  });
-  beforeEach(() => fake.reset());
 
   async function contact(fields: Record<string, unknown> = {}, consent: 'granted' | 'pending' = 'granted', extra: Record<string, unknown> = {}) {
     const i = ++n;
-    const created = (await api.post('/contacts', { name: `Ada${i} Person`, email: `c${i}-${Date.now()}@example.test`, company: 'Acme', ...fields })).body;
-    await api.call('PATCH', `/contacts/${created.id}`, { marketingConsent: consent, ...extra });
+    const created = (await suite.api.post('/contacts', { name: `Ada${i} Person`, email: `c${i}-${Date.now()}@example.test`, company: 'Acme', ...fields })).body;
+    await suite.api.call('PATCH', `/contacts/${created.id}`, { marketingConsent: consent, ...extra });
     return created;
   }
-  const emailCampaign = (contactIds: string[], extra: Record<string, unknown> = {}) => api.post('/campaigns', {
+  const emailCampaign = (contactIds: string[], extra: Record<string, unknown> = {}) => suite.api.post('/campaigns', {
     name: `News ${++n}`, channel: 'email', subject: 'Hi {{first}}', content: 'Hello {{first}} from {{company}}. {{greeting}} {{missing}}',
-    templateParams: { first: 'contact.firstName', company: 'contact.company' }, aiParams: { greeting: 'Say hello warmly' }, agentId: team.agentId, contactIds, ...extra,
+    templateParams: { first: 'contact.firstName', company: 'contact.company' }, aiParams: { greeting: 'Say hello warmly' }, agentId: suite.team.agentId, contactIds, ...extra,
   });
   async function until(campaignId: string, done: (c: any) => boolean, timeoutMs = 30_000) {
     const deadline = Date.now() + timeoutMs;
     let last: any;
     while (Date.now() < deadline) {
-      last = (await api.get(`/campaigns/${campaignId}`)).body;
+      last = (await suite.api.get(`/campaigns/${campaignId}`)).body;
       if (done(last)) return last;
       await sleep(150);
     }
@@ -63,7 +45,7 @@ describe('campaigns', () => {
 
   it('rejects every create rule violation with its code', async () => {
     const who = await contact();
-    const emptySegment = (await api.post('/segments', { name: 'nobody', groups: [{ conditions: [{ type: 'email_contains', value: 'no-such-address' }] }] })).body;
+    const emptySegment = (await suite.api.post('/segments', { name: 'nobody', groups: [{ conditions: [{ type: 'email_contains', value: 'no-such-address' }] }] })).body;
     const cases: [string, Record<string, unknown>, number, string][] = [
       ['no audience source', { name: 'a', channel: 'email', content: 'x' }, 422, 'empty_audience'],
       ['an empty segment', { name: 'a', channel: 'email', content: 'x', segmentId: emptySegment.id }, 422, 'empty_audience'],
@@ -73,17 +55,17 @@ describe('campaigns', () => {
       ['WhatsApp with aiParams', { name: 'promo_one', channel: 'whatsapp', content: 'Hi {{a}}', templateParams: {}, aiParams: { a: 'x' }, contactIds: [who.id] }, 422, 'whatsapp_ai_params'],
       ['WhatsApp name not slug', { name: 'Promo One', channel: 'whatsapp', content: 'Hi', contactIds: [who.id] }, 422, 'whatsapp_name_not_slug'],
       ['WhatsApp unmapped placeholder', { name: 'promo_one', channel: 'whatsapp', content: 'Hi {{first}}', contactIds: [who.id] }, 422, 'unmapped_placeholder'],
-      ['placeholder in both maps', { name: 'a', channel: 'email', content: '{{x}}', templateParams: { x: 'contact.name' }, aiParams: { x: 'p' }, agentId: team.agentId, contactIds: [who.id] }, 422, 'placeholder_in_both_maps'],
+      ['placeholder in both maps', { name: 'a', channel: 'email', content: '{{x}}', templateParams: { x: 'contact.name' }, aiParams: { x: 'p' }, agentId: suite.team.agentId, contactIds: [who.id] }, 422, 'placeholder_in_both_maps'],
       ['plain body over 5 000', { name: 'a', channel: 'email', content: 'x'.repeat(5001), contactIds: [who.id] }, 422, 'body_too_long'],
       ['HTML body over 50 000', { name: 'a', channel: 'email', content: 'x', contentHtml: 'x'.repeat(50001), contactIds: [who.id] }, 422, 'body_too_long'],
-      ['aiParams without an agent integration (push)', { name: 'a', channel: 'push', content: '{{x}}', aiParams: { x: 'p' }, agentId: team.agentId, contactIds: [who.id] }, 422, 'ai_params_need_agent'],
+      ['aiParams without an agent integration (push)', { name: 'a', channel: 'push', content: '{{x}}', aiParams: { x: 'p' }, agentId: suite.team.agentId, contactIds: [who.id] }, 422, 'ai_params_need_agent'],
       ['a bad placeholder name', { name: 'a', channel: 'email', content: 'x', templateParams: { 'Bad-Name': 'x' }, contactIds: [who.id] }, 400, 'validation_error'],
     ];
     for (const [name, body, status, code] of cases) {
-      const res = await api.post('/campaigns', body);
+      const res = await suite.api.post('/campaigns', body);
       expect([name, res.status, res.body.error?.code]).toEqual([name, status, code]);
     }
-    const ok = await api.post('/campaigns', { name: 'promo_one', channel: 'whatsapp', content: 'Hi {{first}}', templateParams: { first: 'contact.firstName' }, language: 'en', category: 'MARKETING', contactIds: [who.id] });
+    const ok = await suite.api.post('/campaigns', { name: 'promo_one', channel: 'whatsapp', content: 'Hi {{first}}', templateParams: { first: 'contact.firstName' }, language: 'en', category: 'MARKETING', contactIds: [who.id] });
     expect(ok.status).toBe(201);
     expect(ok.body.status).toBe('draft');
   });
@@ -91,13 +73,13 @@ describe('campaigns', () => {
   it('update keeps the audience when no source is sent, replaces it when one is, under the same non-empty rule', async () => {
     const [a, b] = [await contact({ tags: ['upd'] }), await contact()];
     const created = (await emailCampaign([b.id])).body;
-    const renamed = await api.call('PATCH', `/campaigns/${created.id}`, { name: 'Renamed' });
+    const renamed = await suite.api.call('PATCH', `/campaigns/${created.id}`, { name: 'Renamed' });
     expect(renamed.body).toMatchObject({ name: 'Renamed', contactIds: [b.id], tags: null });
-    const retagged = await api.call('PATCH', `/campaigns/${created.id}`, { tags: ['upd'], contactIds: null });
+    const retagged = await suite.api.call('PATCH', `/campaigns/${created.id}`, { tags: ['upd'], contactIds: null });
     expect(retagged.body).toMatchObject({ tags: ['upd'], contactIds: null });
-    const emptied = await api.call('PATCH', `/campaigns/${created.id}`, { tags: ['nobody-at-all'] });
+    const emptied = await suite.api.call('PATCH', `/campaigns/${created.id}`, { tags: ['nobody-at-all'] });
     expect([emptied.status, emptied.body.error.code]).toEqual([422, 'empty_audience']);
-    expect((await api.get(`/campaigns/${created.id}`)).body.tags).toEqual(['upd']);
+    expect((await suite.api.get(`/campaigns/${created.id}`)).body.tags).toEqual(['upd']);
     void a;
   });
 
@@ -106,161 +88,161 @@ describe('campaigns', () => {
     const pending = await contact({}, 'pending');
     const optedOut = await contact({}, 'granted', { optedOut: true });
     const noEmail = await contact({ email: undefined, phone: '+15551112222' });
-    await api.call('PATCH', `/contacts/${noEmail.id}`, { email: null });
+    await suite.api.call('PATCH', `/contacts/${noEmail.id}`, { email: null });
     const campaign = (await emailCampaign([...granted, pending, optedOut, noEmail].map((c) => c.id))).body;
 
-    const sent = await api.post(`/campaigns/${campaign.id}/send`, {});
+    const sent = await suite.api.post(`/campaigns/${campaign.id}/send`, {});
     expect(sent.status).toBe(200);
     expect(sent.body.status).toBe('sending');
     const done = await until(campaign.id, finished);
     expect(done).toMatchObject({ status: 'completed', recipientCount: 5, sentCount: 2, skippedCount: 3, failedCount: 0 });
     for (const c of granted) {
-      const [message] = fake.byRecipient(c.email);
+      const [message] = suite.fake.byRecipient(c.email);
       expect(message.subject).toBe(`Hi ${c.firstName}`);
       expect(message.text.split('\n\n--\n')[0]).toBe(`Hello ${c.firstName} from Acme. Say hello warmly, ${c.firstName}. `);
       expect(message.text).toMatch(/\n\n--\n.*Unsubscribe: http\S+\/unsubscribe\/ct_\S+\?sig=\S+$/);
       expect(message.headers).toMatchObject({ 'List-Unsubscribe': expect.stringMatching(/^<http.*\/unsubscribe\/ct_/), 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' });
       expect(message.from).toBe('news@acme.example');
     }
-    expect(fake.messages.size).toBe(2);
-    const skipped = await api.get(`/campaigns/${campaign.id}/recipients?status=skipped`);
+    expect(suite.fake.messages.size).toBe(2);
+    const skipped = await suite.api.get(`/campaigns/${campaign.id}/recipients?status=skipped`);
     const reasons = Object.fromEntries(skipped.body.data.map((r: any) => [r.contactId, [r.skipReason, r.retryable]]));
     expect(reasons).toEqual({ [pending.id]: ['pending_consent', false], [optedOut.id]: ['opted_out', false], [noEmail.id]: ['missing_channel', true] });
-    const stats = (await api.get(`/campaigns/${campaign.id}/stats`)).body;
+    const stats = (await suite.api.get(`/campaigns/${campaign.id}/stats`)).body;
     expect(stats).toMatchObject({ recipients: 5, sent: 2, skipped: 3, failed: 0, pending: 0, skipReasons: { pending_consent: 1, opted_out: 1, missing_channel: 1 } });
-    const edit = await api.call('PATCH', `/campaigns/${campaign.id}`, { name: 'late edit' });
+    const edit = await suite.api.call('PATCH', `/campaigns/${campaign.id}`, { name: 'late edit' });
     expect([edit.status, edit.body.error.code]).toEqual([409, 'invalid_state']);
-    expect((await api.post(`/campaigns/${campaign.id}/send`, {})).status).toBe(409);
+    expect((await suite.api.post(`/campaigns/${campaign.id}/send`, {})).status).toBe(409);
   });
 
   it('a provider refusal fails that recipient (Failed); retry takes exactly the retryable ones and dispatches again', async () => {
     const [ok, refused] = [await contact(), await contact()];
     const noEmail = await contact();
-    await api.call('PATCH', `/contacts/${noEmail.id}`, { email: null });
+    await suite.api.call('PATCH', `/contacts/${noEmail.id}`, { email: null });
     const pending = await contact({}, 'pending');
     const campaign = (await emailCampaign([ok.id, refused.id, noEmail.id, pending.id])).body;
-    expect((await api.post(`/campaigns/${campaign.id}/retry`, {})).status).toBe(409);
-    fake.fail({ status: 400 });
-    await api.post(`/campaigns/${campaign.id}/send`, {});
+    expect((await suite.api.post(`/campaigns/${campaign.id}/retry`, {})).status).toBe(409);
+    suite.fake.fail({ status: 400 });
+    await suite.api.post(`/campaigns/${campaign.id}/send`, {});
     const failed = await until(campaign.id, finished);
     expect(failed).toMatchObject({ status: 'failed', sentCount: 1, failedCount: 1, skippedCount: 2 });
-    const failedRows = (await api.get(`/campaigns/${campaign.id}/recipients?status=failed`)).body.data;
+    const failedRows = (await suite.api.get(`/campaigns/${campaign.id}/recipients?status=failed`)).body.data;
     expect(failedRows).toHaveLength(1);
     expect(failedRows[0]).toMatchObject({ retryable: true, error: { error: { code: 'provider_rejected' } } });
     const refusedOne = failedRows[0].contactId;
 
     const fixedEmail = `fixed-${Date.now()}@example.test`;
-    await api.call('PATCH', `/contacts/${noEmail.id}`, { email: fixedEmail });
-    const retried = await api.post(`/campaigns/${campaign.id}/retry`, {});
+    await suite.api.call('PATCH', `/contacts/${noEmail.id}`, { email: fixedEmail });
+    const retried = await suite.api.post(`/campaigns/${campaign.id}/retry`, {});
     expect(retried.body).toEqual({ retried: 2 });
     const done = await until(campaign.id, (c) => finished(c) && c.sentCount === 3);
     expect(done).toMatchObject({ status: 'completed', sentCount: 3, failedCount: 0, skippedCount: 1 });
-    const all = (await api.get(`/campaigns/${campaign.id}/recipients?perPage=100`)).body.data;
+    const all = (await suite.api.get(`/campaigns/${campaign.id}/recipients?perPage=100`)).body.data;
     expect(all.find((r: any) => r.contactId === pending.id)).toMatchObject({ status: 'skipped', skipReason: 'pending_consent', retryable: false });
     expect(all.find((r: any) => r.contactId === refusedOne)).toMatchObject({ status: 'sent', error: null });
     // Nobody got the campaign twice: the one the first run reached was not retried.
     const reachedFirst = [ok, refused].find((c) => c.id !== refusedOne)!;
-    expect(fake.byRecipient(reachedFirst.email).map((m) => m.key.split(':')[2])).toEqual(['1']);
-    expect(fake.byRecipient(fixedEmail).map((m) => m.key.split(':')[2])).toEqual(['2']);
-    expect(await api.post(`/campaigns/${campaign.id}/retry`, {})).toMatchObject({ body: { retried: 0 } });
+    expect(suite.fake.byRecipient(reachedFirst.email).map((m) => m.key.split(':')[2])).toEqual(['1']);
+    expect(suite.fake.byRecipient(fixedEmail).map((m) => m.key.split(':')[2])).toEqual(['2']);
+    expect(await suite.api.post(`/campaigns/${campaign.id}/retry`, {})).toMatchObject({ body: { retried: 0 } });
   });
 
   it('schedules with a durable timer; cancel schedule returns it to Draft with scheduledAt cleared; a due schedule sends', async () => {
     const who = await contact();
     const campaign = (await emailCampaign([who.id])).body;
-    expect((await api.post(`/campaigns/${campaign.id}/cancel-schedule`)).status).toBe(409);
-    const scheduled = await api.post(`/campaigns/${campaign.id}/send`, { scheduledAt: new Date(Date.now() + 60_000).toISOString() });
+    expect((await suite.api.post(`/campaigns/${campaign.id}/cancel-schedule`)).status).toBe(409);
+    const scheduled = await suite.api.post(`/campaigns/${campaign.id}/send`, { scheduledAt: new Date(Date.now() + 60_000).toISOString() });
     expect(scheduled.body).toMatchObject({ status: 'scheduled' });
     expect(scheduled.body.scheduledAt).not.toBeNull();
-    const cancelled = await api.post(`/campaigns/${campaign.id}/cancel-schedule`);
+    const cancelled = await suite.api.post(`/campaigns/${campaign.id}/cancel-schedule`);
     expect(cancelled.body).toMatchObject({ status: 'draft', scheduledAt: null });
-    expect(fake.messages.size).toBe(0);
+    expect(suite.fake.messages.size).toBe(0);
 
-    await api.post(`/campaigns/${campaign.id}/send`, { scheduledAt: new Date(Date.now() + 2_000).toISOString() });
-    expect((await api.get(`/campaigns/${campaign.id}`)).body.status).toBe('scheduled');
+    await suite.api.post(`/campaigns/${campaign.id}/send`, { scheduledAt: new Date(Date.now() + 2_000).toISOString() });
+    expect((await suite.api.get(`/campaigns/${campaign.id}`)).body.status).toBe('scheduled');
     const done = await until(campaign.id, finished);
     expect(done.status).toBe('completed');
-    expect(fake.byRecipient(who.email)).toHaveLength(1);
+    expect(suite.fake.byRecipient(who.email)).toHaveLength(1);
   });
 
   it('cancel send: remaining recipients fail with cancelled and the campaign ends Failed', async () => {
     const people = [];
     for (let i = 0; i < 45; i++) people.push(await contact());
     const campaign = (await emailCampaign(people.map((p) => p.id))).body;
-    expect((await api.post(`/campaigns/${campaign.id}/cancel-send`)).status).toBe(409);
+    expect((await suite.api.post(`/campaigns/${campaign.id}/cancel-send`)).status).toBe(409);
     // Batches of 5: cancel takes effect at the next batch boundary.
-    const smallBatches = await startTestApi(db, { CAMPAIGN_BATCH_SIZE: '5' });
-    fake.latencyMs = 300;
-    await apiClient(smallBatches.baseUrl, team).post(`/campaigns/${campaign.id}/send`, {});
+    const smallBatches = await startTestApi(suite.db, { CAMPAIGN_BATCH_SIZE: '5' });
+    suite.fake.latencyMs = 300;
+    await apiClient(smallBatches.baseUrl, suite.team).post(`/campaigns/${campaign.id}/send`, {});
     await smallBatches.close();
     await until(campaign.id, (c) => c.status === 'sending');
-    while (fake.requests === 0) await sleep(50);
-    const cancelled = await api.post(`/campaigns/${campaign.id}/cancel-send`);
+    while (suite.fake.requests === 0) await sleep(50);
+    const cancelled = await suite.api.post(`/campaigns/${campaign.id}/cancel-send`);
     expect(cancelled.status).toBe(200);
     const done = await until(campaign.id, finished);
     expect(done.status).toBe('failed');
     expect(done.sentCount + done.failedCount).toBe(45);
     expect(done.failedCount).toBeGreaterThan(0);
-    const reasons = (await api.get(`/campaigns/${campaign.id}/recipients?status=failed&perPage=100`)).body.data.map((r: any) => r.error.error.code);
+    const reasons = (await suite.api.get(`/campaigns/${campaign.id}/recipients?status=failed&perPage=100`)).body.data.map((r: any) => r.error.error.code);
     expect(new Set(reasons)).toEqual(new Set(['cancelled']));
-    expect(fake.messages.size).toBe(done.sentCount);
+    expect(suite.fake.messages.size).toBe(done.sentCount);
   });
 
   it('test send: real subject and body with [TEST], email only, nothing of the campaign changes', async () => {
     const who = await contact();
     const campaign = (await emailCampaign([who.id])).body;
-    const res = await api.post(`/campaigns/${campaign.id}/send-test`, { contactId: who.id });
+    const res = await suite.api.post(`/campaigns/${campaign.id}/send-test`, { contactId: who.id });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ sent: true, to: who.email, subject: `[TEST] Hi ${who.firstName}` });
-    expect(fake.byRecipient(who.email)[0].text).toContain(`Hello ${who.firstName} from Acme.`);
-    expect((await api.get(`/campaigns/${campaign.id}`)).body).toMatchObject({ status: 'draft', sentCount: 0, recipientCount: 0 });
-    expect((await api.get(`/campaigns/${campaign.id}/recipients`)).body.data).toEqual([]);
+    expect(suite.fake.byRecipient(who.email)[0].text).toContain(`Hello ${who.firstName} from Acme.`);
+    expect((await suite.api.get(`/campaigns/${campaign.id}`)).body).toMatchObject({ status: 'draft', sentCount: 0, recipientCount: 0 });
+    expect((await suite.api.get(`/campaigns/${campaign.id}/recipients`)).body.data).toEqual([]);
 
     const noEmail = await contact();
-    await api.call('PATCH', `/contacts/${noEmail.id}`, { email: null });
-    const missing = await api.post(`/campaigns/${campaign.id}/send-test`, { contactId: noEmail.id });
+    await suite.api.call('PATCH', `/contacts/${noEmail.id}`, { email: null });
+    const missing = await suite.api.post(`/campaigns/${campaign.id}/send-test`, { contactId: noEmail.id });
     expect([missing.status, missing.body.error.code]).toEqual([422, 'test_send_requires_email']);
-    const sms = (await api.post('/campaigns', { name: 'sms one', channel: 'sms', content: 'Hi', contactIds: [who.id] })).body;
-    const notEmail = await api.post(`/campaigns/${sms.id}/send-test`, { contactId: who.id });
+    const sms = (await suite.api.post('/campaigns', { name: 'sms one', channel: 'sms', content: 'Hi', contactIds: [who.id] })).body;
+    const notEmail = await suite.api.post(`/campaigns/${sms.id}/send-test`, { contactId: who.id });
     expect([notEmail.status, notEmail.body.error.code]).toEqual([422, 'test_send_requires_email']);
   });
 
   it('archive only Completed or Failed (it leaves the active list); delete not while Sending; WhatsApp needs Approved to send', async () => {
     const who = await contact();
     const draft = (await emailCampaign([who.id])).body;
-    expect((await api.post(`/campaigns/${draft.id}/archive`)).status).toBe(409);
-    await api.post(`/campaigns/${draft.id}/send`, {});
+    expect((await suite.api.post(`/campaigns/${draft.id}/archive`)).status).toBe(409);
+    await suite.api.post(`/campaigns/${draft.id}/send`, {});
     await until(draft.id, finished);
-    expect((await api.post(`/campaigns/${draft.id}/archive`)).body.archived).toBe(true);
-    expect((await api.get('/campaigns?limit=100')).body.data.map((c: any) => c.id)).not.toContain(draft.id);
-    expect((await api.get('/campaigns?archived=true&limit=100')).body.data.map((c: any) => c.id)).toContain(draft.id);
-    expect((await api.post(`/campaigns/${draft.id}/retry`, {})).status).toBe(409);
-    expect((await api.post(`/campaigns/${draft.id}/unarchive`)).body.archived).toBe(false);
-    expect((await api.call('DELETE', `/campaigns/${draft.id}`)).status).toBe(204);
+    expect((await suite.api.post(`/campaigns/${draft.id}/archive`)).body.archived).toBe(true);
+    expect((await suite.api.get('/campaigns?limit=100')).body.data.map((c: any) => c.id)).not.toContain(draft.id);
+    expect((await suite.api.get('/campaigns?archived=true&limit=100')).body.data.map((c: any) => c.id)).toContain(draft.id);
+    expect((await suite.api.post(`/campaigns/${draft.id}/retry`, {})).status).toBe(409);
+    expect((await suite.api.post(`/campaigns/${draft.id}/unarchive`)).body.archived).toBe(false);
+    expect((await suite.api.call('DELETE', `/campaigns/${draft.id}`)).status).toBe(204);
 
     const slow = [];
     for (let i = 0; i < 25; i++) slow.push(await contact());
     const sending = (await emailCampaign(slow.map((p) => p.id))).body;
-    fake.latencyMs = 500;
-    await api.post(`/campaigns/${sending.id}/send`, {});
-    const blocked = await api.call('DELETE', `/campaigns/${sending.id}`);
+    suite.fake.latencyMs = 500;
+    await suite.api.post(`/campaigns/${sending.id}/send`, {});
+    const blocked = await suite.api.call('DELETE', `/campaigns/${sending.id}`);
     expect([blocked.status, blocked.body.error.code]).toEqual([409, 'invalid_state']);
-    fake.latencyMs = 0;
+    suite.fake.latencyMs = 0;
     await until(sending.id, finished);
 
-    const wa = (await api.post('/campaigns', { name: 'promo_two', channel: 'whatsapp', content: 'Hi', language: 'en', category: 'UTILITY', contactIds: [who.id] })).body;
-    const waSend = await api.post(`/campaigns/${wa.id}/send`, {});
+    const wa = (await suite.api.post('/campaigns', { name: 'promo_two', channel: 'whatsapp', content: 'Hi', language: 'en', category: 'UTILITY', contactIds: [who.id] })).body;
+    const waSend = await suite.api.post(`/campaigns/${wa.id}/send`, {});
     expect([waSend.status, waSend.body.error.code]).toEqual([422, 'whatsapp_not_approved']);
   });
 
   it('email open and click webhooks: signature verified, first time per recipient counted, replays ignored', async () => {
     const [a, b] = [await contact(), await contact()];
     const campaign = (await emailCampaign([a.id, b.id])).body;
-    await api.post(`/campaigns/${campaign.id}/send`, {});
+    await suite.api.post(`/campaigns/${campaign.id}/send`, {});
     await until(campaign.id, finished);
-    const recipients = (await api.get(`/campaigns/${campaign.id}/recipients?status=sent`)).body.data;
+    const recipients = (await suite.api.get(`/campaigns/${campaign.id}/recipients?status=sent`)).body.data;
     const messageId = recipients.find((r: any) => r.contactId === a.id).providerMessageId;
-    const post = (e: ReturnType<typeof signedEvent>) => fetch(`${server.baseUrl}/webhooks/email/resend`, { method: 'POST', headers: e.headers, body: e.body });
+    const post = (e: ReturnType<typeof signedEvent>) => fetch(`${suite.server.baseUrl}/webhooks/email/resend`, { method: 'POST', headers: e.headers, body: e.body });
 
     const opened = await post(signedEvent('msg_1', { type: 'email.opened', data: { email_id: messageId } }));
     expect(await opened.json()).toEqual({ applied: true });
@@ -268,8 +250,8 @@ describe('campaigns', () => {
     await post(signedEvent('msg_2', { type: 'email.opened', data: { email_id: messageId } })); // second open, same recipient
     await post(signedEvent('msg_3', { type: 'email.clicked', data: { email_id: messageId } }));
     await post(signedEvent('msg_4', { type: 'email.opened', data: { email_id: 'unknown-message' } }));
-    expect((await api.get(`/campaigns/${campaign.id}`)).body).toMatchObject({ openedCount: 1, clickedCount: 1 });
-    const row = (await api.get(`/campaigns/${campaign.id}/recipients?status=sent`)).body.data.find((r: any) => r.contactId === a.id);
+    expect((await suite.api.get(`/campaigns/${campaign.id}`)).body).toMatchObject({ openedCount: 1, clickedCount: 1 });
+    const row = (await suite.api.get(`/campaigns/${campaign.id}/recipients?status=sent`)).body.data.find((r: any) => r.contactId === a.id);
     expect(row.openedAt).not.toBeNull();
     expect(row.clickedAt).not.toBeNull();
 
@@ -277,34 +259,34 @@ describe('campaigns', () => {
     expect([forged.status, ((await forged.json()) as any).error.code]).toEqual([401, 'invalid_signature']);
     const stale = await post(signedEvent('msg_6', { type: 'email.clicked', data: { email_id: messageId } }, WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 600));
     expect(stale.status).toBe(401);
-    const unknownProvider = await fetch(`${server.baseUrl}/webhooks/email/postmark`, { method: 'POST', body: '{}' });
+    const unknownProvider = await fetch(`${suite.server.baseUrl}/webhooks/email/postmark`, { method: 'POST', body: '{}' });
     expect(unknownProvider.status).toBe(404);
   });
 
   it('every marketing email carries a signed unsubscribe link that opts the contact out (GET asks, POST acts)', async () => {
     const who = await contact();
     const campaign = (await emailCampaign([who.id])).body;
-    await api.post(`/campaigns/${campaign.id}/send`, {});
+    await suite.api.post(`/campaigns/${campaign.id}/send`, {});
     await until(campaign.id, finished);
-    const [message] = fake.byRecipient(who.email);
-    const link = /Unsubscribe: (\S+)/.exec(message.text)![1].replace(/^http:\/\/localhost:\d+\/v1/, server.baseUrl);
+    const [message] = suite.fake.byRecipient(who.email);
+    const link = /Unsubscribe: (\S+)/.exec(message.text)![1].replace(/^http:\/\/localhost:\d+\/v1/, suite.server.baseUrl);
     expect(message.headers!['List-Unsubscribe']).toContain(`/unsubscribe/${who.id}?sig=`);
     const page = await fetch(link);
     expect(page.status).toBe(200);
-    expect((await api.get(`/contacts/${who.id}`)).body.optedOut).toBe(false);
+    expect((await suite.api.get(`/contacts/${who.id}`)).body.optedOut).toBe(false);
     expect((await fetch(link.replace(/sig=[^&]+/, 'sig=forged'), { method: 'POST' })).status).toBe(403);
     const oneClick = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
     expect(oneClick.status).toBe(200);
-    expect((await api.get(`/contacts/${who.id}`)).body.optedOut).toBe(true);
-    const preview = await api.post('/campaigns/audience-preview', { campaignId: campaign.id });
+    expect((await suite.api.get(`/contacts/${who.id}`)).body.optedOut).toBe(true);
+    const preview = await suite.api.post('/campaigns/audience-preview', { campaignId: campaign.id });
     expect(preview.body.skipped.opted_out).toBe(1);
   });
 
-  it('another team sees none of it', async () => {
+  it('another suite.team sees none of it', async () => {
     const who = await contact();
     const campaign = (await emailCampaign([who.id])).body;
-    const segment = (await api.post('/segments', { name: 'ours', groups: [{ conditions: [{ type: 'has_email' }] }] })).body;
-    const other = apiClient(server.baseUrl, await newTeam(db, 'campaigns-other'));
+    const segment = (await suite.api.post('/segments', { name: 'ours', groups: [{ conditions: [{ type: 'has_email' }] }] })).body;
+    const other = apiClient(suite.server.baseUrl, await newTeam(suite.db, 'campaigns-other'));
     for (const path of [`/campaigns/${campaign.id}`, `/campaigns/${campaign.id}/recipients`, `/campaigns/${campaign.id}/stats`, `/segments/${segment.id}`, `/segments/${segment.id}/contacts`]) {
       expect([path, (await other.get(path)).status]).toEqual([path, 404]);
     }

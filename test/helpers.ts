@@ -2,6 +2,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { FakeProviderServer } from './fakes/providerServer';
+import { startWorkerProcess, WorkerProcess } from './setup/stack';
 import { customSearchAttributes } from '../temporal/searchAttributes';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../config';
@@ -129,4 +132,72 @@ export function recordHistory(env: TestWorkflowEnvironment, name: string, workfl
   // The CLI writes the same JSON that the Temporal UI's "download history" gives operators.
   const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, ['workflow', 'show', '--workflow-id', workflowId, '--address', env.address, '--output', 'json']);
   fs.writeFileSync(path.join(__dirname, 'replay', 'histories', `${name}.json`), json);
+}
+
+/**
+ * Registers beforeAll/afterAll for a workflow test: the Temporal test environment, a database
+ * handle, a fresh team, and a worker on `taskQueue` with the activities `activities` builds
+ * (after `prepare`, e.g. setting up an integration). Read the fields inside tests.
+ */
+export function useWorkflowSuite(
+  teamPrefix: string,
+  taskQueue: string,
+  activities: (db: Db, team: TestTeam) => object,
+  prepare: (db: Db, team: TestTeam) => Promise<void> = async () => undefined,
+) {
+  const suite = {} as { env: TestWorkflowEnvironment; db: Db; team: TestTeam };
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  beforeAll(async () => {
+    suite.env = await workflowTestEnvironment();
+    suite.db = testDb();
+    suite.team = await newTeam(suite.db, teamPrefix);
+    await prepare(suite.db, suite.team);
+    worker = await Worker.create({
+      connection: suite.env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
+      activities: activities(suite.db, suite.team),
+    });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await suite.env?.teardown();
+    await suite.db?.destroy();
+  });
+  return suite;
+}
+
+/**
+ * Registers beforeAll/afterAll for a suite that sends through the fake provider server: a
+ * database handle, the API (with `env`), the fake (reset before each test), a team and its client.
+ */
+export function useProviderSuite(teamPrefix: string, env: Record<string, string> = {}) {
+  const suite = {
+    /** Worker processes a test started itself (crash tests); stopped after the suite. */
+    workers: [] as WorkerProcess[],
+    /** A worker process of its own on the API's task queue (set TEMPORAL_TASK_QUEUE in `env`). */
+    startWorker: async (workerEnv: Record<string, string> = {}) => {
+      const worker = await startWorkerProcess({ TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE!, ...workerEnv });
+      suite.workers.push(worker);
+      return worker;
+    },
+  } as { db: Db; server: RunningServer & { baseUrl: string }; fake: FakeProviderServer; team: TestTeam; api: ApiClient; workers: WorkerProcess[]; startWorker: (env?: Record<string, string>) => Promise<WorkerProcess> };
+  beforeAll(async () => {
+    suite.db = testDb();
+    suite.server = await startTestApi(suite.db, env);
+    suite.fake = await new FakeProviderServer().start();
+    suite.team = await newTeam(suite.db, teamPrefix);
+    suite.api = apiClient(suite.server.baseUrl, suite.team);
+  });
+  afterAll(async () => {
+    await Promise.all(suite.workers.map((w) => w.stop()));
+    await suite.fake?.stop();
+    await suite.server?.close();
+    await suite.db?.destroy();
+  });
+  beforeEach(() => suite.fake?.reset());
+  return suite;
 }

@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { Worker } from '@temporalio/worker';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createCampaignActivities } from '../activities/campaigns';
-import type { Db } from '../db/knex';
 import { offlineTextGenerator } from '../services/campaignContent';
 import { newId } from '../services/ids';
 import { setIntegration } from '../services/integrations';
 import { SecretBox } from '../services/secretBox';
 import type { campaignWorkflow, CampaignRunArgs } from '../workflows/campaign';
 import { cancelSchedule, progress } from '../workflows/campaignMessages';
-import { newTeam, recordHistory, testDb, TestTeam, workflowTestEnvironment } from './helpers';
+import { recordHistory, useWorkflowSuite } from './helpers';
 
 /**
  * The campaign workflow on the Temporal test environment with its real activities and the
@@ -17,69 +14,47 @@ import { newTeam, recordHistory, testDb, TestTeam, workflowTestEnvironment } fro
  * RECORD_HISTORIES=1 saves the histories the replay test checks.
  */
 describe('campaignWorkflow on the Temporal test environment', () => {
-  let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
-  let db: Db;
-  let team: TestTeam;
   const taskQueue = 'campaign-unit';
   const box = new SecretBox(randomBytes(32));
-
-  beforeAll(async () => {
-    env = await workflowTestEnvironment();
-    db = testDb();
-    team = await newTeam(db, 'wfcampaign');
-    await setIntegration(db, box, { inboxDomain: 'inbox.localhost' }, team.teamId, team.agentId, 'email', { provider: 'sandbox', config: {}, active: true });
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createCampaignActivities({ db, secretBox: box, textGenerator: offlineTextGenerator, sendConcurrency: 5, baseUrl: 'http://localhost:3000/v1' }),
-    });
-    running = worker.run();
-  });
-  afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
-    await db?.destroy();
-  });
+  const suite = useWorkflowSuite('wfcampaign', taskQueue,
+    (db) => createCampaignActivities({ db, secretBox: box, textGenerator: offlineTextGenerator, sendConcurrency: 5, baseUrl: 'http://localhost:3000/v1' }),
+    (db, team) => setIntegration(db, box, { inboxDomain: 'inbox.localhost' }, team.teamId, team.agentId, 'email', { provider: 'sandbox', config: {}, active: true }).then(() => undefined));
 
   async function campaignFor(contacts: number, tag: string) {
     const rows = Array.from({ length: contacts }, (_, i) => ({
-      id: newId('ct'), team_id: team.teamId, name: `W ${i}`, email: i % 10 === 9 ? null : `w${i}-${tag}@example.test`, tags: [tag], marketing_consent: 'granted',
+      id: newId('ct'), team_id: suite.team.teamId, name: `W ${i}`, email: i % 10 === 9 ? null : `w${i}-${tag}@example.test`, tags: [tag], marketing_consent: 'granted',
     }));
-    await db('contacts').insert(rows);
-    const [campaign] = await db('campaigns').insert({ id: newId('cmp'), team_id: team.teamId, name: tag, channel: 'email', subject: 'S', content: 'Hi {{n}}', template_params: JSON.stringify({ n: 'contact.name' }), tags: [tag], agent_id: team.agentId, status: 'sending', run: 1 }).returning('*');
+    await suite.db('contacts').insert(rows);
+    const [campaign] = await suite.db('campaigns').insert({ id: newId('cmp'), team_id: suite.team.teamId, name: tag, channel: 'email', subject: 'S', content: 'Hi {{n}}', template_params: JSON.stringify({ n: 'contact.name' }), tags: [tag], agent_id: suite.team.agentId, status: 'sending', run: 1 }).returning('*');
     return campaign.id as string;
   }
-  const start = (args: CampaignRunArgs) => env.client.workflow.start<typeof campaignWorkflow>('campaignWorkflow', { taskQueue, workflowId: `campaign-${args.campaignId}-run-${args.run}`, args: [args] });
+  const start = (args: CampaignRunArgs) => suite.env.client.workflow.start<typeof campaignWorkflow>('campaignWorkflow', { taskQueue, workflowId: `campaign-${args.campaignId}-run-${args.run}`, args: [args] });
 
   it('snapshots, dispatches in batches, continues as new, and completes with counters that add up', async () => {
     const campaignId = await campaignFor(120, 'batches');
-    const handle = await start({ campaignId, teamId: team.teamId, run: 1, scheduledAt: null, retry: false, batchSize: 10, continueAfterEvents: 30 });
+    const handle = await start({ campaignId, teamId: suite.team.teamId, run: 1, scheduledAt: null, retry: false, batchSize: 10, continueAfterEvents: 30 });
     expect(await handle.result()).toEqual({ status: 'completed' });
     const runs = [];
-    for await (const run of env.client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) runs.push(run.status.name);
+    for await (const run of suite.env.client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` })) runs.push(run.status.name);
     expect(runs.length).toBeGreaterThan(1);
     expect(runs.filter((s) => s === 'CONTINUED_AS_NEW')).toHaveLength(runs.length - 1);
-    const campaign = await db('campaigns').where({ id: campaignId }).first();
+    const campaign = await suite.db('campaigns').where({ id: campaignId }).first();
     expect(campaign).toMatchObject({ status: 'completed', recipient_count: 120, sent_count: 108, skipped_count: 12, failed_count: 0 });
-    expect(await db('outbox').where({ team_id: team.teamId }).whereLike('idempotency_key', `${campaignId}:%`).count({ n: '*' })).toEqual([{ n: 108 }]);
+    expect(await suite.db('outbox').where({ team_id: suite.team.teamId }).whereLike('idempotency_key', `${campaignId}:%`).count({ n: '*' })).toEqual([{ n: 108 }]);
     // Skipped recipients were settled by the snapshot; only the pending ones are dispatched.
     expect(await handle.query(progress)).toEqual({ phase: 'done', dispatched: 108 });
-    recordHistory(env, 'campaign-send', handle.workflowId);
+    recordHistory(suite.env, 'campaign-send', handle.workflowId);
   });
 
   it('waits on its schedule; the cancelSchedule signal returns the campaign to Draft', async () => {
     const campaignId = await campaignFor(3, 'scheduled');
-    await db('campaigns').where({ id: campaignId }).update({ status: 'scheduled', scheduled_at: new Date(Date.now() + 3600_000) });
-    const handle = await start({ campaignId, teamId: team.teamId, run: 1, scheduledAt: new Date(Date.now() + 3600_000).toISOString(), retry: false, batchSize: 10 });
+    await suite.db('campaigns').where({ id: campaignId }).update({ status: 'scheduled', scheduled_at: new Date(Date.now() + 3600_000) });
+    const handle = await start({ campaignId, teamId: suite.team.teamId, run: 1, scheduledAt: new Date(Date.now() + 3600_000).toISOString(), retry: false, batchSize: 10 });
     expect((await handle.query(progress)).phase).toBe('scheduled');
     await handle.signal(cancelSchedule);
     expect(await handle.result()).toEqual({ status: 'draft' });
-    expect(await db('campaigns').where({ id: campaignId }).first()).toMatchObject({ status: 'draft', scheduled_at: null });
-    expect(await db('campaign_recipients').where({ campaign_id: campaignId })).toHaveLength(0);
-    recordHistory(env, 'campaign-schedule-cancelled', handle.workflowId);
+    expect(await suite.db('campaigns').where({ id: campaignId }).first()).toMatchObject({ status: 'draft', scheduled_at: null });
+    expect(await suite.db('campaign_recipients').where({ campaign_id: campaignId })).toHaveLength(0);
+    recordHistory(suite.env, 'campaign-schedule-cancelled', handle.workflowId);
   });
 });

@@ -1,63 +1,38 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { createDeliveryActivities } from '../activities/deliveries';
-import type { Db } from '../db/knex';
 import type { DeliveryInput, DeliveryState } from '../services/deliveryTypes';
 import { newId } from '../services/ids';
 import { setIntegration } from '../services/integrations';
 import { SecretBox } from '../services/secretBox';
 import type { deliveryWorkflow } from '../workflows/delivery';
 import { approve, decline, progress } from '../workflows/deliveryMessages';
-import { newTeam, recordHistory, testDb, TestTeam, workflowTestEnvironment } from './helpers';
+import { recordHistory, useWorkflowSuite } from './helpers';
 
 /**
  * The delivery workflow on the Temporal test environment with its real activities, Postgres and
  * the sandbox provider. RECORD_HISTORIES=1 saves the histories the replay test checks.
  */
 describe('deliveryWorkflow on the Temporal test environment', () => {
-  let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
-  let db: Db;
-  let team: TestTeam;
   const taskQueue = 'delivery-unit';
   const box = new SecretBox(randomBytes(32));
-
-  beforeAll(async () => {
-    env = await workflowTestEnvironment();
-    db = testDb();
-    team = await newTeam(db, 'wfdeliver');
-    await setIntegration(db, box, { inboxDomain: 'inbox.localhost' }, team.teamId, team.agentId, 'email', { provider: 'sandbox', config: {}, active: true });
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createDeliveryActivities({ db, secretBox: box, baseUrl: 'http://localhost:3000/v1', fileLinkTtlSeconds: 3600 }),
-    });
-    running = worker.run();
-  });
-  afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
-    await db?.destroy();
-  });
+  const suite = useWorkflowSuite('wfdeliver', taskQueue,
+    (db) => createDeliveryActivities({ db, secretBox: box, baseUrl: 'http://localhost:3000/v1', fileLinkTtlSeconds: 3600 }),
+    (db, team) => setIntegration(db, box, { inboxDomain: 'inbox.localhost' }, team.teamId, team.agentId, 'email', { provider: 'sandbox', config: {}, active: true }).then(() => undefined));
 
   let n = 0;
   async function setup(mode: 'auto' | 'manual', approvalTimeoutMs = 60_000): Promise<DeliveryInput> {
-    const [contact] = await db('contacts').insert({ id: newId('ct'), team_id: team.teamId, name: 'Wf Client', email: `wf-client-${++n}-${Date.now()}@example.test` }).returning('*');
-    const [artifact] = await db('artifacts').insert({ id: newId('art'), team_id: team.teamId, title: `Proposal ${n}`, type: 'offer', status: 'ready', contact_id: contact.id }).returning('*');
+    const [contact] = await suite.db('contacts').insert({ id: newId('ct'), team_id: suite.team.teamId, name: 'Wf Client', email: `wf-client-${++n}-${Date.now()}@example.test` }).returning('*');
+    const [artifact] = await suite.db('artifacts').insert({ id: newId('art'), team_id: suite.team.teamId, title: `Proposal ${n}`, type: 'offer', status: 'ready', contact_id: contact.id }).returning('*');
     const executionId = newId('wx');
-    await db('warp_executions').insert({ id: executionId, team_id: team.teamId, agent_id: team.agentId, warp: 'artifact-deliver', status: mode === 'manual' ? 'pending_approval' : 'running', input: '{}', workflow_id: `delivery-${executionId}` });
+    await suite.db('warp_executions').insert({ id: executionId, team_id: suite.team.teamId, agent_id: suite.team.agentId, warp: 'artifact-deliver', status: mode === 'manual' ? 'pending_approval' : 'running', input: '{}', workflow_id: `delivery-${executionId}` });
     return {
-      executionId, teamId: team.teamId, agentId: team.agentId, channel: 'email', mode, approvalTimeoutMs, message: 'Hello from the workflow', subject: 'Your proposal',
+      executionId, teamId: suite.team.teamId, agentId: suite.team.agentId, channel: 'email', mode, approvalTimeoutMs, message: 'Hello from the workflow', subject: 'Your proposal',
       artifactIds: [artifact.id], recipients: [{ contactId: contact.id, address: contact.email }],
     };
   }
   const start = (input: DeliveryInput) =>
-    env.client.workflow.start<typeof deliveryWorkflow>('deliveryWorkflow', { taskQueue, workflowId: `delivery-${input.executionId}`, args: [input] });
+    suite.env.client.workflow.start<typeof deliveryWorkflow>('deliveryWorkflow', { taskQueue, workflowId: `delivery-${input.executionId}`, args: [input] });
 
   async function waitForApproval(handle: Awaited<ReturnType<typeof start>>): Promise<DeliveryState> {
     for (let i = 0; i < 100; i++) {
@@ -76,9 +51,9 @@ describe('deliveryWorkflow on the Temporal test environment', () => {
     expect(result.deliveries).toHaveLength(1);
     expect(result.deliveries[0]).toMatchObject({ status: 'sent', subject: 'Your proposal', contactId: input.recipients[0].contactId });
     expect(result.deliveries[0].message).toContain('Hello from the workflow');
-    expect((await db('artifacts').where({ id: input.artifactIds[0] }).first()).status).toBe('sent');
+    expect((await suite.db('artifacts').where({ id: input.artifactIds[0] }).first()).status).toBe('sent');
     expect((await handle.query(progress)).status).toBe('succeeded');
-    recordHistory(env, 'delivery-auto', handle.workflowId);
+    recordHistory(suite.env, 'delivery-auto', handle.workflowId);
   });
 
   it('manual mode waits; the approve Update applies edits; its validator refuses a second approval', async () => {
@@ -86,14 +61,14 @@ describe('deliveryWorkflow on the Temporal test environment', () => {
     const handle = await start(input);
     const waiting = await waitForApproval(handle);
     expect(waiting.status).toBe('pending_approval');
-    expect((await db('warp_executions').where({ id: input.executionId }).first()).status).toBe('pending_approval');
+    expect((await suite.db('warp_executions').where({ id: input.executionId }).first()).status).toBe('pending_approval');
     const draft = await handle.executeUpdate(approve, { args: [{ message: 'Edited in approval' }] });
     expect(draft.message).toBe('Edited in approval');
     await expect(handle.executeUpdate(approve, { args: [{}] })).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
     const result = await handle.result();
     expect(result.status).toBe('succeeded');
     expect(result.deliveries[0].message).toContain('Edited in approval');
-    recordHistory(env, 'delivery-manual-approved', handle.workflowId);
+    recordHistory(suite.env, 'delivery-manual-approved', handle.workflowId);
   });
 
   it('manual mode: the decline signal ends it declined, nothing sent', async () => {
@@ -102,17 +77,17 @@ describe('deliveryWorkflow on the Temporal test environment', () => {
     await waitForApproval(handle);
     await handle.signal(decline, { reason: 'not now' });
     expect(await handle.result()).toEqual({ status: 'declined', deliveries: [] });
-    const row = await db('warp_executions').where({ id: input.executionId }).first();
+    const row = await suite.db('warp_executions').where({ id: input.executionId }).first();
     expect(row).toMatchObject({ status: 'declined', error: { error: { code: 'declined', message: 'Declined: not now' } } });
-    expect(await db('deliveries').where({ execution_id: input.executionId })).toHaveLength(0);
-    recordHistory(env, 'delivery-declined', handle.workflowId);
+    expect(await suite.db('deliveries').where({ execution_id: input.executionId })).toHaveLength(0);
+    recordHistory(suite.env, 'delivery-declined', handle.workflowId);
   });
 
   it('manual mode: an approval that never comes expires', async () => {
     const input = await setup('manual', 1000);
     const handle = await start(input);
     expect(await handle.result()).toEqual({ status: 'expired', deliveries: [] });
-    expect((await db('warp_executions').where({ id: input.executionId }).first()).status).toBe('expired');
-    recordHistory(env, 'delivery-expired', handle.workflowId);
+    expect((await suite.db('warp_executions').where({ id: input.executionId }).first()).status).toBe('expired');
+    recordHistory(suite.env, 'delivery-expired', handle.workflowId);
   });
 });

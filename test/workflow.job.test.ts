@@ -2,15 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { createJobActivities } from '../activities/jobs';
-import type { Db } from '../db/knex';
 import { newId } from '../services/ids';
 import { storeJobRows } from '../services/jobs';
 import { LocalDiskStorage } from '../services/storage';
 import type { JobProgress, jobWorkflow, JobWorkflowArgs } from '../workflows/job';
-import { newTeam, recordHistory, sleep, TestTeam, testDb, workflowTestEnvironment } from './helpers';
+import { recordHistory, sleep, useWorkflowSuite } from './helpers';
 
 /**
  * The job workflow on the Temporal test environment (a local dev server started from the project's
@@ -18,37 +15,14 @@ import { newTeam, recordHistory, sleep, TestTeam, testDb, workflowTestEnvironmen
  * RECORD_HISTORIES=1 saves the histories that the replay test checks determinism against.
  */
 describe('jobWorkflow on the Temporal test environment', () => {
-  let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
-  let db: Db;
-  let team: TestTeam;
   const taskQueue = 'workflow-unit';
-
-  beforeAll(async () => {
-    env = await workflowTestEnvironment();
-    db = testDb();
-    team = await newTeam(db, 'wf');
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createJobActivities({ db, storage: new LocalDiskStorage(fs.mkdtempSync(path.join(os.tmpdir(), 'tap-media-'))) }),
-    });
-    running = worker.run();
-  });
-
-  afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
-    await db?.destroy();
-  });
+  const suite = useWorkflowSuite('wf', taskQueue,
+    (db) => createJobActivities({ db, storage: new LocalDiskStorage(fs.mkdtempSync(path.join(os.tmpdir(), 'tap-media-'))) }));
 
   async function insertJob(type: JobWorkflowArgs['type'], input: Record<string, unknown>, rows?: { rows: unknown[]; batchSize: number }): Promise<string> {
     const id = newId('job');
-    await db('jobs').insert({ id, team_id: team.teamId, type, input: JSON.stringify(rows ? { rowCount: rows.rows.length } : input), workflow_id: `job-${id}` });
-    if (rows) await storeJobRows(db, id, rows.rows, rows.batchSize);
+    await suite.db('jobs').insert({ id, team_id: suite.team.teamId, type, input: JSON.stringify(rows ? { rowCount: rows.rows.length } : input), workflow_id: `job-${id}` });
+    if (rows) await storeJobRows(suite.db, id, rows.rows, rows.batchSize);
     return id;
   }
 
@@ -57,7 +31,7 @@ describe('jobWorkflow on the Temporal test environment', () => {
     rows.push({ name: 'Dup', email: 'wf3@example.com' });
     const jobId = await insertJob('contacts.import', {}, { rows, batchSize: 5 });
     const workflowId = `job-${jobId}`;
-    const result = await env.client.workflow.execute<typeof jobWorkflow>('jobWorkflow', {
+    const result = await suite.env.client.workflow.execute<typeof jobWorkflow>('jobWorkflow', {
       taskQueue,
       workflowId,
       args: [{ jobId, type: 'contacts.import', importBatchSize: 5, continueAfterEvents: 20 }],
@@ -67,19 +41,19 @@ describe('jobWorkflow on the Temporal test environment', () => {
       errors: [{ index: 7, message: 'email: Invalid email address' }],
     });
     const runs = [];
-    for await (const run of env.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(run.status.name);
+    for await (const run of suite.env.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push(run.status.name);
     expect(runs.length).toBeGreaterThan(1);
     expect(runs.filter((s) => s === 'CONTINUED_AS_NEW')).toHaveLength(runs.length - 1);
-    const row = await db('jobs').where({ id: jobId }).first();
+    const row = await suite.db('jobs').where({ id: jobId }).first();
     expect(row.status).toBe('succeeded');
     expect(row.result.imported).toBe(59);
-    expect(await db('contacts').where({ import_job_id: jobId }).count({ n: '*' })).toEqual([{ n: 59 }]);
+    expect(await suite.db('contacts').where({ import_job_id: jobId }).count({ n: '*' })).toEqual([{ n: 59 }]);
   });
 
   it('answers the progress query while it runs', async () => {
     const rows = Array.from({ length: 400 }, (_, i) => ({ email: `progress-wf${i}@example.com` }));
     const jobId = await insertJob('contacts.import', {}, { rows, batchSize: 10 });
-    const handle = await env.client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
+    const handle = await suite.env.client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
       taskQueue,
       workflowId: `job-${jobId}`,
       args: [{ jobId, type: 'contacts.import', importBatchSize: 10 }],
@@ -96,13 +70,13 @@ describe('jobWorkflow on the Temporal test environment', () => {
     expect(last.completed).toBeGreaterThan(0);
     await handle.result();
     expect(await handle.query<JobProgress>('progress')).toEqual({ phase: 'finishing', completed: 400, total: 400 });
-    recordHistory(env, 'contacts-import', handle.workflowId);
+    recordHistory(suite.env, 'contacts-import', handle.workflowId);
   });
 
   it('marks the job failed with job_cancelled when cancelled, and the workflow ends cancelled', async () => {
     const rows = Array.from({ length: 3000 }, (_, i) => ({ email: `cancel-wf${i}@example.com` }));
     const jobId = await insertJob('contacts.import', {}, { rows, batchSize: 10 });
-    const handle = await env.client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
+    const handle = await suite.env.client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
       taskQueue,
       workflowId: `job-${jobId}`,
       args: [{ jobId, type: 'contacts.import', importBatchSize: 10 }],
@@ -111,40 +85,40 @@ describe('jobWorkflow on the Temporal test environment', () => {
     await handle.cancel();
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     expect((await handle.describe()).status.name).toBe('CANCELLED');
-    const row = await db('jobs').where({ id: jobId }).first();
+    const row = await suite.db('jobs').where({ id: jobId }).first();
     expect(row.status).toBe('failed');
     expect(row.error).toEqual({ error: { code: 'job_cancelled', message: 'The job was cancelled by an operator before it finished' } });
-    recordHistory(env, 'contacts-import-cancelled', handle.workflowId);
+    recordHistory(suite.env, 'contacts-import-cancelled', handle.workflowId);
   });
 
   it('fails the job with the cause when the input can no longer be used (no retries)', async () => {
     const jobId = await insertJob('knowledge.ingest', {
       agentId: '00000000-0000-4000-8000-000000000000', title: 'Gone', text: 'Some text.', chunkSize: 1200, chunkOverlap: 150,
     });
-    const handle = await env.client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
+    const handle = await suite.env.client.workflow.start<typeof jobWorkflow>('jobWorkflow', {
       taskQueue,
       workflowId: `job-${jobId}`,
       args: [{ jobId, type: 'knowledge.ingest', importBatchSize: 10 }],
     });
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
-    const row = await db('jobs').where({ id: jobId }).first();
+    const row = await suite.db('jobs').where({ id: jobId }).first();
     expect(row.status).toBe('failed');
     expect(row.error.error).toEqual({ code: 'job_failed', message: 'Agent 00000000-0000-4000-8000-000000000000 no longer exists' });
   });
 
   it('exports and ingests through the same workflow', async () => {
     const exportId = await insertJob('contacts.export', {});
-    const exported = await env.client.workflow.execute<typeof jobWorkflow>('jobWorkflow', {
+    const exported = await suite.env.client.workflow.execute<typeof jobWorkflow>('jobWorkflow', {
       taskQueue, workflowId: `job-${exportId}`, args: [{ jobId: exportId, type: 'contacts.export', importBatchSize: 10 }],
     });
     expect(exported).toMatchObject({ mediaId: `med_${exportId.slice(4)}`, contentType: 'text/csv' });
-    recordHistory(env, 'contacts-export', `job-${exportId}`);
+    recordHistory(suite.env, 'contacts-export', `job-${exportId}`);
 
-    const ingestId = await insertJob('knowledge.ingest', { agentId: team.agentId, title: 'Doc', text: 'One. Two. Three.', chunkSize: 1200, chunkOverlap: 150 });
-    const ingested = await env.client.workflow.execute<typeof jobWorkflow>('jobWorkflow', {
+    const ingestId = await insertJob('knowledge.ingest', { agentId: suite.team.agentId, title: 'Doc', text: 'One. Two. Three.', chunkSize: 1200, chunkOverlap: 150 });
+    const ingested = await suite.env.client.workflow.execute<typeof jobWorkflow>('jobWorkflow', {
       taskQueue, workflowId: `job-${ingestId}`, args: [{ jobId: ingestId, type: 'knowledge.ingest', importBatchSize: 10 }],
     });
-    expect(ingested).toEqual({ documentId: `kd_${ingestId.slice(4)}`, agentId: team.agentId, title: 'Doc', chunkCount: 1, charCount: 16 });
-    recordHistory(env, 'knowledge-ingest', `job-${ingestId}`);
+    expect(ingested).toEqual({ documentId: `kd_${ingestId.slice(4)}`, agentId: suite.team.agentId, title: 'Doc', chunkCount: 1, charCount: 16 });
+    recordHistory(suite.env, 'knowledge-ingest', `job-${ingestId}`);
   });
 });
