@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { newId } from '../services/ids';
 import { apiClient, newTeam, sleep, startTestApi, useProviderSuite } from './helpers';
 
 /** Campaign rules and the campaign workflow through the HTTP API, sending to the suite.fake provider over HTTP. */
@@ -158,7 +159,7 @@ describe('campaigns', () => {
     expect(cancelled.body).toMatchObject({ status: 'draft', scheduledAt: null });
     expect(suite.fake.messages.size).toBe(0);
 
-    await suite.api.post(`/campaigns/${campaign.id}/send`, { scheduledAt: new Date(Date.now() + 2_000).toISOString() });
+    await suite.api.post(`/campaigns/${campaign.id}/send`, { scheduledAt: new Date(Date.now() + 4_000).toISOString() });
     expect((await suite.api.get(`/campaigns/${campaign.id}`)).body.status).toBe('scheduled');
     const done = await until(campaign.id, finished);
     expect(done.status).toBe('completed');
@@ -167,7 +168,10 @@ describe('campaigns', () => {
 
   it('cancel send: remaining recipients fail with cancelled and the campaign ends Failed', async () => {
     const people = [];
-    for (let i = 0; i < 45; i++) people.push(await contact());
+    // Enough recipients that the send outlasts a slow signal on a loaded machine (batches of 5 at 300 ms).
+    const rows = Array.from({ length: 120 }, (_, i) => ({ id: newId('ct'), team_id: suite.team.teamId, name: `Bulk ${i}`, email: `bulk${i}-${Date.now()}@example.test`, marketing_consent: 'granted' }));
+    await suite.db('contacts').insert(rows);
+    people.push(...rows);
     const campaign = (await emailCampaign(people.map((p) => p.id))).body;
     expect((await suite.api.post(`/campaigns/${campaign.id}/cancel-send`)).status).toBe(409);
     // Batches of 5: cancel takes effect at the next batch boundary.
@@ -181,7 +185,7 @@ describe('campaigns', () => {
     expect(cancelled.status).toBe(200);
     const done = await until(campaign.id, finished);
     expect(done.status).toBe('failed');
-    expect(done.sentCount + done.failedCount).toBe(45);
+    expect(done.sentCount + done.failedCount).toBe(120);
     expect(done.failedCount).toBeGreaterThan(0);
     const reasons = (await suite.api.get(`/campaigns/${campaign.id}/recipients?status=failed&perPage=100`)).body.data.map((r: any) => r.error.error.code);
     expect(new Set(reasons)).toEqual(new Set(['cancelled']));
