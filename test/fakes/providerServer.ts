@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -38,6 +39,7 @@ export class FakeProviderServer {
   baseUrl = '';
   smtpPort = 0;
   private counter = 0;
+  private readonly instance = randomBytes(4).toString('hex');
 
   /** Queue faults for the next requests (any provider), e.g. `fail({ status: 503 }, { status: 503 })`. */
   fail(...faults: Fault[]): void {
@@ -65,7 +67,8 @@ export class FakeProviderServer {
       existing.duplicates++;
       return existing;
     }
-    const message = { provider, key, ...fields, id: `${provider}-${++this.counter}`, duplicates: 0 };
+    // Ids unique across fake servers, as a real provider's are (tests run several at once on one database).
+    const message = { provider, key, ...fields, id: `${provider}-${this.instance}-${++this.counter}`, duplicates: 0 };
     this.messages.set(key, message);
     return message;
   }
