@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { whatsappTemplates } from '../channels/providers';
 import { ProviderError } from '../channels/types';
 import type { Db } from '../db/knex';
 import { placeholdersIn } from '../services/campaignContent';
+import { whatsappTemplatesFor } from '../services/integrations';
 import type { SecretBox } from '../services/secretBox';
 
 export interface TemplateActivityDeps {
@@ -11,13 +11,12 @@ export interface TemplateActivityDeps {
 }
 
 export function createTemplateActivities({ db, secretBox }: TemplateActivityDeps) {
+  /** The campaign and its agent's template API (submit set the campaign's agent). */
   async function api(campaignId: string) {
     const campaign = await db('campaigns').where({ id: campaignId }).first();
-    const agentId = campaign.agent_id ?? (await db('agents').where({ team_id: campaign.team_id }).orderBy('seq').first('id'))?.id;
-    const integration = await db('agent_integrations').where({ team_id: campaign.team_id, agent_id: agentId, channel: 'whatsapp', provider: 'whatsapp_cloud', active: true }).first();
-    if (!integration) throw ApplicationFailure.nonRetryable('The campaign agent has no active WhatsApp Cloud integration', 'IntegrationMissing');
-    const secrets = integration.secrets_encrypted ? secretBox.decrypt(integration.secrets_encrypted) : {};
-    return { campaign, templates: whatsappTemplates(integration.config, secrets) };
+    const templates = await whatsappTemplatesFor(db, secretBox, campaign.team_id, campaign.agent_id);
+    if (!templates) throw ApplicationFailure.nonRetryable('The campaign agent has no active WhatsApp Cloud integration', 'IntegrationMissing');
+    return { campaign, templates };
   }
   const classify = (err: unknown): never => {
     if (err instanceof ProviderError && !err.retryable) throw ApplicationFailure.nonRetryable(err.message, 'ProviderRejected');

@@ -3,7 +3,6 @@ import type { SignalDefinition } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
-import { whatsappTemplates } from '../channels/providers';
 import { Channel, ProviderError } from '../channels/types';
 import type { Db } from '../db/knex';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
@@ -16,7 +15,7 @@ import { RENDER_COLUMNS, renderCampaignMessage } from './campaignSending';
 import type { AppContext, TeamRef } from './context';
 import { AppError, invalidState, notFound } from './errors';
 import { newId } from './ids';
-import { hasActiveIntegration, integrationForSend } from './integrations';
+import { hasActiveIntegration, integrationForSend, whatsappTemplatesFor } from './integrations';
 import { decodeCursor, toPage, Page } from './pagination';
 import type { Principal } from './principal';
 import { applySegment, findSegment, SegmentDefinition } from './segments';
@@ -474,10 +473,7 @@ export async function deleteCampaign(ctx: AppContext, teamId: string, campaignId
 
 /** Best effort: the provider's template of a deleted campaign goes too. */
 async function removeTemplate(ctx: AppContext, row: CampaignRow): Promise<void> {
-  const agentId = await sendingAgent(ctx.db, row);
-  const integration = await ctx.db('agent_integrations').where({ agent_id: agentId, channel: 'whatsapp', provider: 'whatsapp_cloud' }).first();
-  if (!integration) return;
-  await whatsappTemplates(integration.config, integration.secrets_encrypted ? ctx.secretBox.decrypt(integration.secrets_encrypted) : {}).remove(row.name);
+  await (await whatsappTemplatesFor(ctx.db, ctx.secretBox, row.team_id, await sendingAgent(ctx.db, row)))?.remove(row.name);
 }
 
 export const whatsappTemplateWorkflowId = (campaignId: string) => `wa-template-${campaignId}`;
@@ -496,7 +492,7 @@ export async function submitWhatsapp(ctx: AppContext, team: TeamRef, campaignId:
   const unmapped = placeholdersIn(row.content).filter((p) => !(p in row.template_params));
   if (unmapped.length) throw rule('unmapped_placeholder', 'Every placeholder of a WhatsApp template must be mapped in templateParams', { placeholders: unmapped });
   const agentId = await sendingAgent(ctx.db, row);
-  if (!(await ctx.db('agent_integrations').where({ team_id: team.id, agent_id: agentId, channel: 'whatsapp', provider: 'whatsapp_cloud', active: true }).first('agent_id'))) {
+  if (!(await whatsappTemplatesFor(ctx.db, ctx.secretBox, team.id, agentId))) {
     throw rule('integration_inactive', 'The campaign agent needs an active WhatsApp Cloud integration to submit templates', { agentId });
   }
   const [updated] = await ctx.db('campaigns').where({ id: row.id }).whereIn('status', ['draft', 'rejected'])

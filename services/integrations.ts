@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Channel, channelSchema } from '../channels/types';
-import { createProvider, providerDefinitions, ProviderName, providerNameSchema } from '../channels/providers';
+import { createProvider, providerDefinitions, ProviderName, providerNameSchema, whatsappTemplates } from '../channels/providers';
 import type { ChannelProvider } from '../channels/types';
 import type { Db } from '../db/knex';
 import { findAgent } from './agents';
@@ -136,4 +136,12 @@ export async function integrationForSend(
 
 export async function hasActiveIntegration(db: Db, teamId: string, agentId: string, channel: Channel): Promise<boolean> {
   return Boolean(await db('agent_integrations').where({ team_id: teamId, agent_id: agentId, channel, active: true }).first('agent_id'));
+}
+
+/** The WhatsApp Cloud template API of an agent's active WhatsApp integration; null without one. */
+export async function whatsappTemplatesFor(db: Db, box: SecretBox, teamId: string, agentId: string) {
+  const row: IntegrationRow | undefined = await db('agent_integrations')
+    .where({ team_id: teamId, agent_id: agentId, channel: 'whatsapp', provider: 'whatsapp_cloud', active: true }).first();
+  if (!row) return null;
+  return whatsappTemplates(row.config, row.secrets_encrypted ? box.decrypt(row.secrets_encrypted) : {});
 }
