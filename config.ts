@@ -69,6 +69,10 @@ const envSchema = z.object({
   CAMPAIGN_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
   /** Provider calls in flight per dispatch activity. */
   CAMPAIGN_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(20),
+  /** An OpenAI-compatible API (…/v1) that writes aiParams placeholders; unset: an offline, deterministic writer. */
+  AI_BASE_URL: z.url().optional(),
+  AI_API_KEY: z.string().optional(),
+  AI_MODEL: z.string().default('gpt-4o-mini'),
   /** How often a pending WhatsApp template is checked with the provider when no webhook arrives. */
   WHATSAPP_TEMPLATE_REFRESH_SECONDS: z.coerce.number().int().min(1).default(3600),
   /** The Meta app secret that signs WhatsApp webhooks (X-Hub-Signature-256); unset: the webhook is off. */

@@ -5,7 +5,7 @@ import { Config, loadConfig } from './config';
 import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
-import { offlineTextGenerator } from './services/campaignContent';
+import { textGeneratorFor } from './services/campaignContent';
 import { loadSecretsKey, SecretBox } from './services/secretBox';
 import { LocalDiskStorage } from './services/storage';
 import { waitForTemporal } from './temporal/devServer';
@@ -27,7 +27,7 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
     secretBox: new SecretBox(loadSecretsKey(config)),
     baseUrl: config.baseUrl,
     fileLinkTtlSeconds: 30 * 24 * 3600,
-    textGenerator: offlineTextGenerator,
+    textGenerator: textGeneratorFor(config),
     sendConcurrency: config.CAMPAIGN_SEND_CONCURRENCY,
   });
   const worker = await Worker.create({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { providerRequest } from '../channels/http';
 
 /** Placeholders, content limits and rendering: the campaign content rules in one place. */
 
@@ -53,4 +54,33 @@ export async function renderText(
 export async function aiValuesFor(generator: TextGenerator, aiParams: Record<string, string>, contact: ContactForRender): Promise<Record<string, string>> {
   const entries = await Promise.all(Object.entries(aiParams).map(async ([name, prompt]) => [name, await generator.generate(prompt, contact)] as const));
   return Object.fromEntries(entries);
+}
+
+/**
+ * An OpenAI-compatible chat-completions endpoint (`{baseUrl}/chat/completions`) writes each AI
+ * placeholder: one short line per contact, from the placeholder's prompt and the contact's fields.
+ */
+export function openAiCompatibleGenerator(settings: { baseUrl: string; apiKey?: string; model: string }): TextGenerator {
+  return {
+    async generate(prompt, contact) {
+      const who = [contact.name, contact.title, contact.company, contact.location].filter(Boolean).join(', ');
+      const body = await providerRequest<{ choices: { message: { content: string } }[] }>('ai', `${settings.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
+        headers: settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {},
+        json: {
+          model: settings.model,
+          max_tokens: 120,
+          messages: [
+            { role: 'system', content: 'You write one short, friendly line for a personalised marketing message. Answer with the line only.' },
+            { role: 'user', content: `${prompt}\nRecipient: ${who || 'unknown'}` },
+          ],
+        },
+      });
+      return (body.choices[0]?.message.content ?? '').trim();
+    },
+  };
+}
+
+/** The configured generator: the OpenAI-compatible adapter when AI_BASE_URL is set, else the offline one. */
+export function textGeneratorFor(config: { AI_BASE_URL?: string; AI_API_KEY?: string; AI_MODEL: string }): TextGenerator {
+  return config.AI_BASE_URL ? openAiCompatibleGenerator({ baseUrl: config.AI_BASE_URL, apiKey: config.AI_API_KEY, model: config.AI_MODEL }) : offlineTextGenerator;
 }

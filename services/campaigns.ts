@@ -10,7 +10,7 @@ import type { campaignWorkflow } from '../workflows/campaign';
 import { cancelSchedule as cancelScheduleSignal, cancelSend as cancelSendSignal } from '../workflows/campaignMessages';
 import type { whatsappTemplateWorkflow } from '../workflows/whatsappTemplate';
 import { refreshStatus, templateStatus } from '../workflows/whatsappTemplateMessages';
-import { HTML_BODY_LIMIT, offlineTextGenerator, PLAIN_BODY_LIMIT, placeholderNameSchema, placeholdersIn } from './campaignContent';
+import { HTML_BODY_LIMIT, PLAIN_BODY_LIMIT, placeholderNameSchema, placeholdersIn, textGeneratorFor } from './campaignContent';
 import { RENDER_COLUMNS, renderCampaignMessage } from './campaignSending';
 import type { AppContext, TeamRef } from './context';
 import { AppError, invalidState, notFound } from './errors';
@@ -586,7 +586,7 @@ export async function testSendCampaign(ctx: AppContext, teamId: string, campaign
   const agentId = await sendingAgent(db, row);
   const integration = await integrationForSend(db, ctx.secretBox, teamId, agentId, 'email');
   if (!integration) throw rule('integration_inactive', 'The campaign agent has no active email integration', { agentId });
-  const message = await renderCampaignMessage(row, contact, offlineTextGenerator, unsubscribeUrl(ctx.config.baseUrl, ctx.secretBox, input.contactId));
+  const message = await renderCampaignMessage(row, contact, textGeneratorFor(ctx.config), unsubscribeUrl(ctx.config.baseUrl, ctx.secretBox, input.contactId));
   const subject = `[TEST] ${message.subject ?? ''}`.trimEnd();
   try {
     const sent = await integration.adapter.send({

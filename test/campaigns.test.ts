@@ -211,6 +211,20 @@ describe('campaigns', () => {
     expect([notEmail.status, notEmail.body.error.code]).toEqual([422, 'test_send_requires_email']);
   });
 
+  it('aiParams are written by the configured OpenAI-compatible API (here the fake) when AI_BASE_URL is set', async () => {
+    const withAi = await startTestApi(suite.db, { AI_BASE_URL: `${suite.fake.baseUrl}/v1`, AI_API_KEY: 'sk-test' });
+    try {
+      const who = await contact();
+      const campaign = (await emailCampaign([who.id])).body;
+      const res = await apiClient(withAi.baseUrl, suite.team).post(`/campaigns/${campaign.id}/send-test`, { contactId: who.id });
+      expect(res.status).toBe(200);
+      const [message] = suite.fake.byRecipient(who.email);
+      expect(message.text.split('\n\n--\n')[0]).toBe(`Hello ${who.firstName} from Acme. AI says: Say hello warmly `);
+    } finally {
+      await withAi.close();
+    }
+  });
+
   it('archive only Completed or Failed (it leaves the active list); delete not while Sending; WhatsApp needs Approved to send', async () => {
     const who = await contact();
     const draft = (await emailCampaign([who.id])).body;

@@ -120,6 +120,12 @@ export class FakeProviderServer {
       const m = this.accept('whatsapp_cloud', keyOf(req), { to: req.body.to, from: req.params.phoneNumberId, subject: null, text: req.body.text?.body });
       res.json({ messaging_product: 'whatsapp', messages: [{ id: m.id }] });
     });
+    // An OpenAI-compatible chat completion: echoes the prompt's first line, so tests can see it was used.
+    app.post('/v1/chat/completions', async (req, res) => {
+      if (!(await this.gate(res))) return;
+      const user = String(req.body.messages?.find((m: { role: string }) => m.role === 'user')?.content ?? '');
+      res.json({ id: `chat-${++this.counter}`, choices: [{ index: 0, message: { role: 'assistant', content: `AI says: ${user.split('\n')[0]}` } }] });
+    });
     app.post('/v1/projects/:project/messages\\:send', async (req, res) => {
       if (!(await this.gate(res))) return;
       const m = this.accept('fcm', keyOf(req), { to: req.body.message?.token, from: null, subject: req.body.message?.notification?.title ?? null, text: req.body.message?.notification?.body });
