@@ -69,6 +69,15 @@ const envSchema = z.object({
   CAMPAIGN_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
   /** Provider calls in flight per dispatch activity. */
   CAMPAIGN_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(20),
+  /** Messages per second per provider for campaign sends, shared by every worker (JSON: provider → rate); unlisted: no limit. */
+  CAMPAIGN_RATE_LIMITS: z.string().default('{}').transform((json, ctx) => {
+    try {
+      return z.record(z.string(), z.number().positive()).parse(JSON.parse(json));
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `CAMPAIGN_RATE_LIMITS: ${(err as Error).message}` });
+      return z.NEVER;
+    }
+  }),
   /** An OpenAI-compatible API (…/v1) that writes aiParams placeholders; unset: an offline, deterministic writer. */
   AI_BASE_URL: z.url().optional(),
   AI_API_KEY: z.string().optional(),

@@ -6,6 +6,7 @@ import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
 import { textGeneratorFor } from './services/campaignContent';
+import { SendRate } from './services/rateLimits';
 import { loadSecretsKey, SecretBox } from './services/secretBox';
 import { LocalDiskStorage } from './services/storage';
 import { waitForTemporal } from './temporal/devServer';
@@ -29,6 +30,7 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
     fileLinkTtlSeconds: 30 * 24 * 3600,
     textGenerator: textGeneratorFor(config),
     sendConcurrency: config.CAMPAIGN_SEND_CONCURRENCY,
+    sendRate: new SendRate(db, config.CAMPAIGN_RATE_LIMITS),
   });
   const worker = await Worker.create({
     connection,

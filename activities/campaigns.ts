@@ -6,6 +6,7 @@ import { addressColumn, audienceQuery, CampaignRow, resolveAudience, skipReasonS
 import { RENDER_COLUMNS, renderCampaignMessage } from '../services/campaignSending';
 import { errorBody } from '../services/errors';
 import { integrationForSend } from '../services/integrations';
+import type { SendRate } from '../services/rateLimits';
 import type { SecretBox } from '../services/secretBox';
 import { unsubscribeUrl } from '../services/unsubscribe';
 
@@ -16,11 +17,13 @@ export interface CampaignActivityDeps {
   sendConcurrency: number;
   /** {base_url}, for the unsubscribe links. */
   baseUrl: string;
+  /** Per-provider send rates (CAMPAIGN_RATE_LIMITS), shared by every worker. */
+  sendRate: SendRate;
 }
 
 const IN_ACTIVITY_RETRIES = [500, 1000, 2000];
 
-export function createCampaignActivities({ db, secretBox, textGenerator, sendConcurrency, baseUrl }: CampaignActivityDeps) {
+export function createCampaignActivities({ db, secretBox, textGenerator, sendConcurrency, baseUrl, sendRate }: CampaignActivityDeps) {
   const campaignRow = async (campaignId: string): Promise<CampaignRow> => db('campaigns').where({ id: campaignId }).first();
 
   return {
@@ -76,6 +79,7 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
             let outcome: Record<string, unknown> | undefined;
             for (let attempt = 0; !outcome; attempt++) {
               try {
+                await sendRate.take(integration.provider);
                 const sent = await integration.adapter.send({
                   channel: campaign.channel, to: r.address_now, from: integration.from, ...message,
                   idempotencyKey: `${input.campaignId}:${r.contact_id}:${r.attempt}`,

@@ -21,7 +21,7 @@ export interface RateLimitSettings {
 }
 
 /** The counters live in Postgres (table `rate_limits`), so every API process shares them. */
-function limiter(db: Db, keyPrefix: string, window: RateWindow): RateLimiterAbstract {
+function createLimiter(db: Db, keyPrefix: string, window: RateWindow): RateLimiterAbstract {
   return new RateLimiterPostgres({
     storeClient: db,
     storeType: 'knex',
@@ -67,10 +67,10 @@ export class RateLimits {
   private readonly registration: RateLimiterAbstract;
 
   constructor(db: Db, private readonly settings: RateLimitSettings) {
-    for (const [plan, window] of Object.entries(settings.plans)) this.plans.set(plan, { window, limiter: limiter(db, `api:${plan}`, window) });
-    this.loginAccount = limiter(db, 'login:account', settings.loginPerAccount);
-    this.loginAddress = limiter(db, 'login:address', settings.loginPerAddress);
-    this.registration = limiter(db, 'register:address', settings.registrationPerAddress);
+    for (const [plan, window] of Object.entries(settings.plans)) this.plans.set(plan, { window, limiter: createLimiter(db, `api:${plan}`, window) });
+    this.loginAccount = createLimiter(db, 'login:account', settings.loginPerAccount);
+    this.loginAddress = createLimiter(db, 'login:address', settings.loginPerAddress);
+    this.registration = createLimiter(db, 'register:address', settings.registrationPerAddress);
   }
 
   /** Counts one API request of the team; throws 429 `rate_limited` past the plan's quota. */
@@ -118,3 +118,33 @@ export class RateLimits {
 }
 
 const accountKey = (email: string) => email.trim().toLowerCase();
+
+/**
+ * A provider's send rate for campaigns, shared by every worker through the same Postgres
+ * counters: `take()` waits until a message may go.
+ */
+export class SendRate {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+
+  constructor(private readonly db: Db, private readonly perSecond: Record<string, number>) {}
+
+  async take(provider: string): Promise<void> {
+    const rate = this.perSecond[provider];
+    if (!rate) return;
+    let limiter = this.limiters.get(provider);
+    if (!limiter) {
+      // One message per 1/rate seconds: evenly spaced, so no second sees a burst of two windows' worth.
+      limiter = createLimiter(this.db, `send:${provider}`, { requests: 1, perSeconds: 1 / rate });
+      this.limiters.set(provider, limiter);
+    }
+    for (;;) {
+      try {
+        await limiter.consume('all');
+        return;
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(10, rejection.msBeforeNext)));
+      }
+    }
+  }
+}

@@ -3,6 +3,7 @@ import { createCampaignActivities } from '../activities/campaigns';
 import { offlineTextGenerator } from '../services/campaignContent';
 import { newId } from '../services/ids';
 import { setIntegration } from '../services/integrations';
+import { SendRate } from '../services/rateLimits';
 import { SecretBox } from '../services/secretBox';
 import type { campaignWorkflow, CampaignRunArgs } from '../workflows/campaign';
 import { cancelSchedule, progress } from '../workflows/campaignMessages';
@@ -17,7 +18,7 @@ describe('campaignWorkflow on the Temporal test environment', () => {
   const taskQueue = 'campaign-unit';
   const box = new SecretBox(randomBytes(32));
   const suite = useWorkflowSuite('wfcampaign', taskQueue,
-    (db) => createCampaignActivities({ db, secretBox: box, textGenerator: offlineTextGenerator, sendConcurrency: 5, baseUrl: 'http://localhost:3000/v1' }),
+    (db) => createCampaignActivities({ db, secretBox: box, textGenerator: offlineTextGenerator, sendConcurrency: 5, baseUrl: 'http://localhost:3000/v1', sendRate: new SendRate(db, {}) }),
     (db, team) => setIntegration(db, box, { inboxDomain: 'inbox.localhost' }, team.teamId, team.agentId, 'email', { provider: 'sandbox', config: {}, active: true }).then(() => undefined));
 
   async function campaignFor(contacts: number, tag: string) {

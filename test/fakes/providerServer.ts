@@ -16,6 +16,8 @@ export interface FakeMessage {
   headers?: Record<string, string>;
   id: string;
   duplicates: number;
+  /** When the first request with this key arrived (ms since the epoch). */
+  receivedAt: number;
 }
 
 /** What the next requests should suffer, in order: a status to answer, or a hang. */
@@ -61,14 +63,14 @@ export class FakeProviderServer {
     return [...this.messages.values()].reduce((sum, m) => sum + m.duplicates, 0);
   }
 
-  private accept(provider: FakeMessage['provider'], key: string, fields: Omit<FakeMessage, 'provider' | 'key' | 'id' | 'duplicates'>): FakeMessage {
+  private accept(provider: FakeMessage['provider'], key: string, fields: Omit<FakeMessage, 'provider' | 'key' | 'id' | 'duplicates' | 'receivedAt'>): FakeMessage {
     const existing = this.messages.get(key);
     if (existing) {
       existing.duplicates++;
       return existing;
     }
     // Ids unique across fake servers, as a real provider's are (tests run several at once on one database).
-    const message = { provider, key, ...fields, id: `${provider}-${this.instance}-${++this.counter}`, duplicates: 0 };
+    const message = { provider, key, ...fields, id: `${provider}-${this.instance}-${++this.counter}`, duplicates: 0, receivedAt: Date.now() };
     this.messages.set(key, message);
     return message;
   }
