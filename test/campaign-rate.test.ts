@@ -22,9 +22,10 @@ describe('campaign send rate per provider', () => {
     expect(status).toBe('completed');
     const times = [...suite.fake.messages.values()].map((m) => m.receivedAt).sort((a, b) => a - b);
     expect(times).toHaveLength(30);
-    // In any one-second window, at most 5 (one more for a window edge that straddles two counters).
+    // Granted one per 200 ms, so 30 take at least 5.8 s to leave; arrivals at the provider may
+    // bunch a little on a loaded machine. Without the limit all 30 arrive within a second.
     const busiest = Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 1000).length));
-    expect(busiest).toBeLessThanOrEqual(6);
-    expect(times[29] - times[0]).toBeGreaterThanOrEqual(4000);
+    expect(busiest).toBeLessThanOrEqual(8);
+    expect(times[29] - times[0]).toBeGreaterThanOrEqual(4500);
   });
 });
