@@ -34,11 +34,14 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
     async snapshotAudience(campaignId: string, run: number): Promise<number> {
       const campaign = await campaignRow(campaignId);
       const audience = await resolveAudience(db, campaign.team_id, { segmentId: campaign.segment_id, tags: campaign.tags, contactIds: campaign.contact_ids });
+      // An agent in manual mode sends nobody until a person approves their card.
+      const agent = await db('agents').where({ id: campaign.agent_id }).first('mode');
+      const card = agent?.mode === 'manual' ? `CASE WHEN (${skipReasonSql(campaign.channel)}) IS NULL THEN 'open' END` : 'NULL';
       const select = audienceQuery(db, campaign.team_id, audience).select(
         db.raw('?', [campaignId]), 'contacts.id', db.raw(`CASE WHEN (${skipReasonSql(campaign.channel)}) IS NULL THEN 'pending' ELSE 'skipped' END`),
-        db.raw(skipReasonSql(campaign.channel)), db.raw(addressColumn(campaign.channel)), db.raw('?::int', [run]),
+        db.raw(skipReasonSql(campaign.channel)), db.raw(addressColumn(campaign.channel)), db.raw('?::int', [run]), db.raw(card),
       ).orderBy('contacts.seq');
-      await db.raw(`INSERT INTO campaign_recipients (campaign_id, contact_id, status, skip_reason, address, attempt) ${select.toQuery()} ON CONFLICT DO NOTHING`);
+      await db.raw(`INSERT INTO campaign_recipients (campaign_id, contact_id, status, skip_reason, address, attempt, card) ${select.toQuery()} ON CONFLICT DO NOTHING`);
       const [{ n }] = await db('campaign_recipients').where({ campaign_id: campaignId }).count({ n: '*' });
       await db('campaigns').where({ id: campaignId }).update({
         status: 'sending', started_at: db.raw('coalesce(started_at, now())'), recipient_count: Number(n), updated_at: db.fn.now(),
@@ -51,12 +54,13 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
      * retried batch skips them; one in flight at a crash is sent again with the same key
      * `<campaignId>:<contactId>:<attempt>`, which the provider drops.
      */
-    async dispatchBatch(input: { campaignId: string; attempt: number; batchSize: number }): Promise<{ processed: number; remaining: number }> {
+    async dispatchBatch(input: { campaignId: string; attempt: number; batchSize: number }): Promise<{ processed: number; remaining: number; awaitingApproval: number }> {
       const campaign = await campaignRow(input.campaignId);
       const integration = await integrationForSend(db, secretBox, campaign.team_id, campaign.agent_id!, campaign.channel);
       const recipients = await db('campaign_recipients')
         .join('contacts', 'contacts.id', 'campaign_recipients.contact_id')
         .where({ 'campaign_recipients.campaign_id': input.campaignId, 'campaign_recipients.status': 'pending' })
+        .where((q) => q.whereNull('campaign_recipients.card').orWhere('campaign_recipients.card', 'approved'))
         .orderBy('campaign_recipients.seq')
         .limit(input.batchSize)
         .select('campaign_recipients.contact_id', 'campaign_recipients.attempt', ...RENDER_COLUMNS.map((c) => `contacts.${c}`),
@@ -104,8 +108,9 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
         }
       };
       await Promise.all(Array.from({ length: Math.min(sendConcurrency, recipients.length) }, worker));
-      const [{ n }] = await db('campaign_recipients').where({ campaign_id: input.campaignId, status: 'pending' }).count({ n: '*' });
-      return { processed, remaining: Number(n) };
+      const [{ n, open }] = await db('campaign_recipients').where({ campaign_id: input.campaignId, status: 'pending' })
+        .select(db.raw('count(*) AS n'), db.raw("count(*) FILTER (WHERE card = 'open') AS open"));
+      return { processed, remaining: Number(n), awaitingApproval: Number(open) };
     },
 
     /** Cancel schedule: back to Draft, the schedule cleared. */
@@ -113,10 +118,12 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
       await db('campaigns').where({ id: campaignId, status: 'scheduled' }).update({ status: 'draft', scheduled_at: null, updated_at: db.fn.now() });
     },
 
-    /** Cancel send: every recipient not yet reached fails with `cancelled`. */
+    /** Cancel send: every recipient not yet reached fails with `cancelled`; open approval cards are closed. */
     async failRemaining(campaignId: string): Promise<void> {
-      await db('campaign_recipients').where({ campaign_id: campaignId, status: 'pending' })
-        .update({ status: 'failed', error: JSON.stringify(errorBody('cancelled', 'The send was cancelled before this recipient was reached')) });
+      await db('campaign_recipients').where({ campaign_id: campaignId, status: 'pending' }).update({
+        status: 'failed', error: JSON.stringify(errorBody('cancelled', 'The send was cancelled before this recipient was reached')),
+        card: db.raw("CASE WHEN card = 'open' THEN 'closed' ELSE card END"),
+      });
     },
 
     /** Counters from the recipients; Completed when nothing failed (and the send was not cancelled), else Failed. */

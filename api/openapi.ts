@@ -10,7 +10,7 @@ import { integrationInputSchema, integrationSchema } from '../services/integrati
 import { mediaSchema } from '../services/media';
 import { apiTokenCreatedSchema, apiTokenCreateSchema, apiTokenSchema } from '../services/apiTokens';
 import {
-  audiencePreviewSchema, campaignCreateSchema, campaignListQuerySchema, campaignRetrySchema, campaignSchema, campaignSendSchema, campaignTestSendSchema,
+  audiencePreviewSchema, campaignCreateSchema, cardDecisionSchema, campaignListQuerySchema, campaignRetrySchema, campaignSchema, campaignSendSchema, campaignTestSendSchema,
   campaignUpdateSchema, recipientQuerySchema, recipientSchema,
 } from '../services/campaigns';
 import { contactCreateSchema, contactSchema, contactUpdateSchema, orderCreateSchema } from '../services/contacts';
@@ -173,6 +173,8 @@ export function buildOpenApiDocument(baseUrl: string, authUrl: string) {
     { method: 'post', path: '/campaigns/{campaignId}/send-test', summary: 'Synchronous test send to one contact with an email ([TEST] subject; nothing changes)', params: campaignId, body: campaignTestSendSchema, responses: { 200: { description: '{ sent, to, subject, providerMessageId }' } } },
     { method: 'post', path: '/campaigns/{campaignId}/whatsapp/submit', summary: 'Submit the WhatsApp template for approval (Draft or Rejected → Pending)', params: campaignId, responses: { 200: json(campaignSchema, 'The campaign') } },
     { method: 'post', path: '/campaigns/{campaignId}/whatsapp/refresh', summary: 'Ask the provider for the template status now (Pending only)', params: campaignId, responses: { 200: json(campaignSchema, 'The campaign') } },
+    { method: 'get', path: '/campaigns/{campaignId}/cards', summary: 'Open approval cards (a manual-mode agent sends nobody until a card is approved)', params: campaignId, query: recipientQuerySchema, responses: { 200: { description: 'A page of { contactId, address }' } } },
+    { method: 'post', path: '/campaigns/{campaignId}/cards', summary: 'Approve or skip approval cards (contact ids or "all"); skipped ones end approval_skipped', params: campaignId, body: cardDecisionSchema, responses: { 200: { description: '{ approved, skipped }' } } },
     { method: 'get', path: '/campaigns/{campaignId}/recipients', summary: 'Recipients with status, skipReason and retryable (status filter, perPage)', params: campaignId, query: recipientQuerySchema, responses: { 200: json(pageSchema(recipientSchema), 'A page of recipients') } },
     { method: 'get', path: '/campaigns/{campaignId}/stats', summary: 'Live counts of a campaign', params: campaignId, responses: { 200: { description: '{ recipients, pending, sent, failed, skipped, skipReasons, opened, clicked }' } } },
     { method: 'get', path: '/outbox', summary: 'What the sandbox provider sent for the team', query: pageQuerySchema, responses: { 200: json(pageSchema(outboxMessageSchema), 'A page of messages') } },

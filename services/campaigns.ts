@@ -7,7 +7,7 @@ import { Channel, ProviderError } from '../channels/types';
 import type { Db } from '../db/knex';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
 import type { campaignWorkflow } from '../workflows/campaign';
-import { cancelSchedule as cancelScheduleSignal, cancelSend as cancelSendSignal } from '../workflows/campaignMessages';
+import { cancelSchedule as cancelScheduleSignal, cancelSend as cancelSendSignal, cardsDecided as cardsDecidedSignal } from '../workflows/campaignMessages';
 import type { whatsappTemplateWorkflow } from '../workflows/whatsappTemplate';
 import { refreshStatus, templateStatus } from '../workflows/whatsappTemplateMessages';
 import { HTML_BODY_LIMIT, PLAIN_BODY_LIMIT, placeholderNameSchema, placeholdersIn, textGeneratorFor } from './campaignContent';
@@ -445,7 +445,8 @@ export async function retryCampaign(ctx: AppContext, team: TeamRef, campaignId: 
     const nextRun = current.run + 1;
     const reset = trx('campaign_recipients').where({ campaign_id: current.id }).whereRaw(RETRYABLE_SQL);
     if (input.contactIds) reset.whereIn('contact_id', input.contactIds);
-    const count = await reset.update({ status: 'pending', skip_reason: null, error: null, attempt: nextRun });
+    // A retried approval_skipped recipient counts as approved ("retryable after approval").
+    const count = await reset.update({ status: 'pending', skip_reason: null, error: null, attempt: nextRun, card: trx.raw("CASE WHEN card IS NULL THEN NULL ELSE 'approved' END") });
     if (count === 0) return { row: current, run: nextRun, retried: 0 };
     const [updated] = await trx('campaigns').where({ id: current.id }).update({ status: 'sending', run: nextRun, finished_at: null, updated_at: trx.fn.now() }).returning('*');
     return { row: updated as CampaignRow, run: nextRun, retried: count };
@@ -565,7 +566,9 @@ export async function campaignStats(db: Db, teamId: string, campaignId: string) 
   const rows: { status: string; skip_reason: string | null; n: string }[] = await db('campaign_recipients').where({ campaign_id: campaignId })
     .groupBy('status', 'skip_reason').select('status', 'skip_reason', db.raw('count(*) AS n'));
   const count = (status: string) => rows.filter((r) => r.status === status).reduce((s, r) => s + Number(r.n), 0);
+  const [{ open }] = await db('campaign_recipients').where({ campaign_id: campaignId, status: 'pending', card: 'open' }).count({ open: '*' });
   return {
+    awaitingApproval: Number(open),
     campaignId, status: row.status, recipients: rows.reduce((s, r) => s + Number(r.n), 0), pending: count('pending'), sent: count('sent'),
     failed: count('failed'), skipped: count('skipped'),
     skipReasons: Object.fromEntries(rows.filter((r) => r.skip_reason).map((r) => [r.skip_reason, Number(r.n)])),
@@ -597,4 +600,36 @@ export async function testSendCampaign(ctx: AppContext, teamId: string, campaign
     if (err instanceof ProviderError) throw new AppError(502, 'provider_failed', `The email provider refused the test message: ${err.message}`, { retryable: err.retryable });
     throw err;
   }
+}
+
+export const cardDecisionSchema = z.strictObject({
+  /** Contact ids to approve, or "all" open cards. */
+  approve: z.union([z.literal('all'), z.array(z.string().min(1).max(100)).max(10_000)]).optional(),
+  /** Contact ids to skip (they end `skipped` with `approval_skipped`), or "all". */
+  skip: z.union([z.literal('all'), z.array(z.string().min(1).max(100)).max(10_000)]).optional(),
+});
+
+/** The open approval cards of a Sending campaign whose agent is in manual mode. */
+export async function listCards(db: Db, teamId: string, campaignId: string, query: z.infer<typeof recipientQuerySchema>) {
+  await findCampaign(db, teamId, campaignId);
+  const q = db('campaign_recipients').where({ campaign_id: campaignId, status: 'pending', card: 'open' });
+  const after = decodeCursor(query.cursor);
+  if (after !== null) q.where('seq', '>', after);
+  const rows = await q.orderBy('seq').limit(query.perPage + 1).select('seq', 'contact_id', 'address');
+  return toPage(rows, query.perPage, (r: { contact_id: string; address: string | null }) => ({ contactId: r.contact_id, address: r.address }));
+}
+
+/**
+ * Approves or skips approval cards; approved recipients are sent, skipped ones end
+ * `approval_skipped` (retryable, once approved). The workflow hears a signal and goes on.
+ */
+export async function decideCards(ctx: AppContext, teamId: string, campaignId: string, input: z.infer<typeof cardDecisionSchema>) {
+  const row = await findCampaign(ctx.db, teamId, campaignId);
+  if (row.status !== 'sending') throw invalidState('Approval cards are decided while the campaign is Sending', { status: row.status });
+  const open = () => ctx.db('campaign_recipients').where({ campaign_id: campaignId, status: 'pending', card: 'open' });
+  const pick = (q: Knex.QueryBuilder, ids: 'all' | string[]) => (ids === 'all' ? q : q.whereIn('contact_id', ids));
+  const approved = input.approve ? await pick(open(), input.approve).update({ card: 'approved' }) : 0;
+  const skipped = input.skip ? await pick(open(), input.skip).update({ card: 'skipped', status: 'skipped', skip_reason: 'approval_skipped' }) : 0;
+  if (approved + skipped > 0) await signal(ctx, row, cardsDecidedSignal);
+  return { approved, skipped };
 }

@@ -150,6 +150,8 @@ describe('team isolation matrix', () => {
     { endpoint: 'POST /campaigns/{id}/retry', method: 'POST', operation: 'POST /campaigns/{campaignId}/retry', path: () => `/campaigns/${a.sentCampaignId}/retry`, body: () => ({}), check: notFound },
     { endpoint: 'POST /campaigns/{id}/send-test', method: 'POST', operation: 'POST /campaigns/{campaignId}/send-test', path: () => `/campaigns/${a.sentCampaignId}/send-test`, body: () => ({ contactId: a.contactId }), check: notFound },
     { endpoint: 'GET /campaigns/{id}/recipients', method: 'GET', operation: 'GET /campaigns/{campaignId}/recipients', path: () => `/campaigns/${a.sentCampaignId}/recipients`, check: notFound },
+    { endpoint: 'GET /campaigns/{id}/cards', method: 'GET', operation: 'GET /campaigns/{campaignId}/cards', path: () => `/campaigns/${a.sentCampaignId}/cards`, check: notFound },
+    { endpoint: 'POST /campaigns/{id}/cards', method: 'POST', operation: 'POST /campaigns/{campaignId}/cards', path: () => `/campaigns/${a.sentCampaignId}/cards`, body: () => ({ approve: 'all' }), check: notFound },
     { endpoint: 'GET /campaigns/{id}/stats', method: 'GET', operation: 'GET /campaigns/{campaignId}/stats', path: () => `/campaigns/${a.sentCampaignId}/stats`, check: notFound },
   ];
 

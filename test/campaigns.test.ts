@@ -192,6 +192,56 @@ describe('campaigns', () => {
     expect(suite.fake.messages.size).toBe(done.sentCount);
   });
 
+  it('manual mode: nothing goes until approval cards are decided; skipped cards end approval_skipped and retry after approval', async () => {
+    const people = [await contact(), await contact(), await contact()];
+    const campaign = (await emailCampaign(people.map((p) => p.id))).body;
+    await suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { mode: 'manual' });
+    try {
+      await suite.api.post(`/campaigns/${campaign.id}/send`, {});
+      let cards: any[] = [];
+      for (let i = 0; i < 100 && cards.length < 3; i++) {
+        await sleep(100);
+        cards = (await suite.api.get(`/campaigns/${campaign.id}/cards`)).body.data;
+      }
+      expect(cards.map((c) => c.contactId).sort()).toEqual(people.map((p) => p.id).sort());
+      expect((await suite.api.get(`/campaigns/${campaign.id}/stats`)).body).toMatchObject({ awaitingApproval: 3, sent: 0 });
+      expect(suite.fake.messages.size).toBe(0);
+
+      const decided = await suite.api.post(`/campaigns/${campaign.id}/cards`, { approve: [people[0].id, people[1].id], skip: [people[2].id] });
+      expect(decided.body).toEqual({ approved: 2, skipped: 1 });
+      const done = await until(campaign.id, finished);
+      expect(done).toMatchObject({ status: 'completed', sentCount: 2, skippedCount: 1 });
+      expect(suite.fake.byRecipient(people[2].email)).toEqual([]);
+      const skipped = (await suite.api.get(`/campaigns/${campaign.id}/recipients?status=skipped`)).body.data;
+      expect(skipped).toEqual([expect.objectContaining({ contactId: people[2].id, skipReason: 'approval_skipped', retryable: true })]);
+      expect((await suite.api.post(`/campaigns/${campaign.id}/cards`, { approve: 'all' })).status).toBe(409);
+
+      expect((await suite.api.post(`/campaigns/${campaign.id}/retry`, {})).body).toEqual({ retried: 1 });
+      const retried = await until(campaign.id, (c) => finished(c) && c.sentCount === 3);
+      expect(retried.status).toBe('completed');
+      expect(suite.fake.byRecipient(people[2].email)).toHaveLength(1);
+    } finally {
+      await suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { mode: 'auto' });
+    }
+  });
+
+  it('manual mode: cancel send closes the open cards; the rest fail with cancelled', async () => {
+    const people = [await contact(), await contact()];
+    const campaign = (await emailCampaign(people.map((p) => p.id))).body;
+    await suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { mode: 'manual' });
+    try {
+      await suite.api.post(`/campaigns/${campaign.id}/send`, {});
+      for (let i = 0; i < 100 && (await suite.api.get(`/campaigns/${campaign.id}/cards`)).body.data.length < 2; i++) await sleep(100);
+      await suite.api.post(`/campaigns/${campaign.id}/cancel-send`);
+      const done = await until(campaign.id, finished);
+      expect(done).toMatchObject({ status: 'failed', failedCount: 2, sentCount: 0 });
+      expect((await suite.api.get(`/campaigns/${campaign.id}/cards`)).body.data).toEqual([]);
+      expect(suite.fake.messages.size).toBe(0);
+    } finally {
+      await suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { mode: 'auto' });
+    }
+  });
+
   it('test send: real subject and body with [TEST], email only, nothing of the campaign changes', async () => {
     const who = await contact();
     const campaign = (await emailCampaign([who.id])).body;

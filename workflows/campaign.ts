@@ -1,6 +1,6 @@
 import { condition, continueAsNew, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createCampaignActivities } from '../activities/campaigns';
-import { cancelSchedule, cancelSend, CampaignProgress, progress } from './campaignMessages';
+import { cancelSchedule, cancelSend, CampaignProgress, cardsDecided, progress } from './campaignMessages';
 
 type Activities = ReturnType<typeof createCampaignActivities>;
 
@@ -40,8 +40,10 @@ export async function campaignWorkflow(args: CampaignRunArgs): Promise<{ status:
   const state: CampaignProgress = { phase: args.dispatching ? 'sending' : args.scheduledAt ? 'scheduled' : 'snapshot', dispatched: args.dispatched ?? 0 };
   let scheduleCancelled = false;
   let sendCancelled = false;
+  let decided = false;
   setHandler(cancelSchedule, () => { scheduleCancelled = state.phase === 'scheduled'; });
   setHandler(cancelSend, () => { sendCancelled = true; });
+  setHandler(cardsDecided, () => { decided = true; });
   setHandler(progress, () => state);
 
   if (!args.dispatching) {
@@ -66,6 +68,13 @@ export async function campaignWorkflow(args: CampaignRunArgs): Promise<{ status:
     const batch = await dispatchBatch({ campaignId: args.campaignId, attempt: args.run, batchSize: args.batchSize });
     state.dispatched += batch.processed;
     if (batch.remaining === 0) break;
+    if (batch.processed === 0 && batch.remaining === batch.awaitingApproval) {
+      // Only open approval cards are left (a manual-mode agent): wait for a person, or a cancel.
+      state.phase = 'awaiting_approval';
+      await condition(() => decided || sendCancelled);
+      decided = false;
+      state.phase = 'sending';
+    }
     if (workflowInfo().historyLength > (args.continueAfterEvents ?? CONTINUE_AFTER_EVENTS)) {
       await continueAsNew<typeof campaignWorkflow>({ ...args, dispatching: true, dispatched: state.dispatched });
     }

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import {
-  archiveCampaign, audiencePreviewSchema, campaignCreateSchema, campaignListQuerySchema, campaignRetrySchema, campaignSendSchema, campaignStats,
+  archiveCampaign, audiencePreviewSchema, cardDecisionSchema, decideCards, listCards, campaignCreateSchema, campaignListQuerySchema, campaignRetrySchema, campaignSendSchema, campaignStats,
   campaignTestSendSchema, campaignUpdateSchema, cancelSchedule, cancelSend, createCampaign, deleteCampaign, findCampaign, getCampaign,
   listCampaigns, listRecipients, previewAudience, recipientQuerySchema, refreshWhatsapp, resolveAudience, retryCampaign, sendCampaign, submitWhatsapp, testSendCampaign, updateCampaign,
 } from '../../services/campaigns';
@@ -92,6 +92,12 @@ export function campaignsRouter(ctx: AppContext): Router {
   });
   router.post('/campaigns/:campaignId/whatsapp/refresh', teamAccess(ctx, 'write'), async (req, res) => {
     res.json(await refreshWhatsapp(ctx, authOf(req).team.id, id(req)));
+  });
+  router.get('/campaigns/:campaignId/cards', teamAccess(ctx, 'read'), async (req, res) => {
+    res.json(await listCards(ctx.db, authOf(req).team.id, id(req), parseOrThrow(recipientQuerySchema, req.query, 'query')));
+  });
+  router.post('/campaigns/:campaignId/cards', teamAccess(ctx, 'write'), ...body, async (req, res) => {
+    res.json(await decideCards(ctx, authOf(req).team.id, id(req), parseOrThrow(cardDecisionSchema, requireObjectBody(req), 'body')));
   });
   router.get('/campaigns/:campaignId/recipients', teamAccess(ctx, 'read'), async (req, res) => {
     res.json(await listRecipients(ctx.db, authOf(req).team.id, id(req), parseOrThrow(recipientQuerySchema, req.query, 'query')));

@@ -83,6 +83,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('status').notNullable();
     t.text('skip_reason');
     t.text('address');
+    /** Manual-mode agents: the recipient's approval card (open, approved, skipped, closed); null: no card. */
+    t.text('card');
     /** Which send of the campaign last touched this recipient; part of the provider idempotency key. */
     t.integer('attempt').notNullable().defaultTo(1);
     t.jsonb('error');
