@@ -17,7 +17,7 @@ describe('the description document and the responses it describes', () => {
     expect(doc.servers).toEqual([{ url: suite.server.baseUrl }]);
     expect(Object.keys(doc.paths).sort()).toEqual(['/agents', '/agents/{agentId}', '/agents/{agentId}/integrations', '/agents/{agentId}/integrations/{channel}', '/api-tokens', '/api-tokens/{tokenId}',
       '/artifacts', '/artifacts/deliver', '/artifacts/{artifactId}', '/campaigns', '/campaigns/audience-preview', '/campaigns/{campaignId}',
-      '/campaigns/{campaignId}/archive', '/campaigns/{campaignId}/cancel-schedule', '/campaigns/{campaignId}/cards', '/campaigns/{campaignId}/cancel-send', '/campaigns/{campaignId}/recipients',
+      '/campaigns/{campaignId}/archive', '/campaigns/{campaignId}/cancel-schedule', '/campaigns/{campaignId}/cancel-send', '/campaigns/{campaignId}/cards', '/campaigns/{campaignId}/recipients',
       '/campaigns/{campaignId}/retry', '/campaigns/{campaignId}/send', '/campaigns/{campaignId}/send-test', '/campaigns/{campaignId}/stats',
       '/campaigns/{campaignId}/unarchive', '/campaigns/{campaignId}/whatsapp/refresh', '/campaigns/{campaignId}/whatsapp/submit', '/contacts', '/contacts/{contactId}', '/contacts/{contactId}/orders', '/deliveries', '/jobs', '/jobs/{jobId}', '/media', '/media/{mediaId}', '/media/{mediaId}/content',
       '/outbox', '/segments', '/segments/{segmentId}', '/segments/{segmentId}/contacts', '/warp-executions/{executionId}', '/warp-executions/{executionId}/approval-link', '/warp-executions/{executionId}/approve',

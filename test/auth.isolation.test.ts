@@ -52,15 +52,15 @@ describe('team isolation matrix', () => {
     a.executionId = sent.body.executionId;
     a.deliveryId = sent.body.deliveries[0].id;
     a.outboxId = sent.body.deliveries[0].providerMessageId;
-    await apiA.call('PATCH', `/agents/${teamA.agentId}`, { mode: 'manual' });
-    a.pendingExecutionId = (await apiA.post('/artifacts/deliver', { artifactIds: [a.artifactId], message: 'Pending', integration: 'email' })).body.executionId;
-    // Campaigns: a segment, a draft campaign, and one sent to completion (recipients, stats).
+    // Campaigns: a segment, a draft campaign, and one sent to completion (recipients, stats), while the agent is in auto mode.
     await apiA.call('PATCH', `/contacts/${a.contactId}`, { marketingConsent: 'granted', properties: { tier: 'gold' } });
     a.segmentId = (await apiA.post('/segments', { name: 'A only', groups: [{ conditions: [{ type: 'prop', value: 'tier:gold' }] }] })).body.id;
     a.campaignId = (await apiA.post('/campaigns', { name: 'A draft', channel: 'email', content: 'Hi', segmentId: a.segmentId })).body.id;
     a.sentCampaignId = (await apiA.post('/campaigns', { name: 'A sent', channel: 'email', content: 'Hi', contactIds: [a.contactId] })).body.id;
     await apiA.post(`/campaigns/${a.sentCampaignId}/send`, {});
     for (let i = 0; i < 100 && (await apiA.get(`/campaigns/${a.sentCampaignId}`)).body.status === 'sending'; i++) await new Promise((r) => setTimeout(r, 100));
+    await apiA.call('PATCH', `/agents/${teamA.agentId}`, { mode: 'manual' });
+    a.pendingExecutionId = (await apiA.post('/artifacts/deliver', { artifactIds: [a.artifactId], message: 'Pending', integration: 'email' })).body.executionId;
     ({ token: a.oauthToken, client: a.client } = await teamClientToken(teamA));
     ({ token: b.oauthToken, client: b.client } = await teamClientToken(teamB));
   });
