@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { keysetPage, Page, PageQuery } from './pagination';
-import { notFound } from './errors';
+import { AppError, notFound } from './errors';
 import { slugify } from './teams';
 
 interface AgentRow {
@@ -87,4 +87,20 @@ export async function updateAgent(db: Db, teamId: string, agentId: string, input
   const [row] = Object.keys(changes).length ? await query.update(changes).returning('*') : await query.select('*');
   if (!row) throw notFound('Agent');
   return presentAgent(row);
+}
+
+/**
+ * The agent that sends for a team (deliveries, campaigns): the one named, else the preferred one
+ * (the caller's OAuth agent), else the team's first. A named agent of another team is 422
+ * `unknown_agent`; a team without agents is 422 `no_agent`.
+ */
+export async function sendingAgent(db: Db, teamId: string, named?: string | null, preferred?: string | null): Promise<{ id: string; mode: 'auto' | 'manual' }> {
+  if (named) {
+    const agent = await findAgent(db, teamId, named);
+    if (!agent) throw new AppError(422, 'unknown_agent', 'agentId is not an agent of this team', { agentId: named });
+    return { id: agent.id, mode: agent.mode as 'auto' | 'manual' };
+  }
+  const agent = (preferred ? await findAgent(db, teamId, preferred) : undefined) ?? await db('agents').where({ team_id: teamId }).orderBy('seq').first();
+  if (!agent) throw new AppError(422, 'no_agent', 'The team has no agent to send with');
+  return { id: agent.id, mode: agent.mode };
 }

@@ -15,6 +15,7 @@ import { RENDER_COLUMNS, renderCampaignMessage } from './campaignSending';
 import type { AppContext, TeamRef } from './context';
 import { AppError, invalidState, notFound } from './errors';
 import { newId } from './ids';
+import { sendingAgent } from './agents';
 import { hasActiveIntegration, integrationForSend, whatsappTemplatesFor } from './integrations';
 import { decodeCursor, toPage, Page } from './pagination';
 import type { Principal } from './principal';
@@ -263,9 +264,7 @@ async function checkAudience(db: Db, teamId: string, channel: Channel, audience:
 }
 
 async function checkAgent(db: Db, teamId: string, agentId: string | null | undefined): Promise<void> {
-  if (!agentId) return;
-  const agent = /^[0-9a-f-]{36}$/i.test(agentId) ? await db('agents').where({ team_id: teamId, id: agentId }).first('id') : undefined;
-  if (!agent) throw rule('unknown_agent', 'agentId is not an agent of this team', { agentId });
+  if (agentId) await sendingAgent(db, teamId, agentId);
 }
 
 export async function createCampaign(ctx: AppContext, team: TeamRef, principal: Principal, input: CampaignCreate): Promise<CampaignJson> {
@@ -349,12 +348,8 @@ export async function updateCampaign(ctx: AppContext, team: TeamRef, principal: 
 
 export const campaignWorkflowId = (campaignId: string, run: number) => `campaign-${campaignId}-run-${run}`;
 
-/** The agent that sends: the campaign's, else the team's first. */
-async function sendingAgent(db: Db, row: CampaignRow): Promise<string> {
-  const agent = row.agent_id ?? (await db('agents').where({ team_id: row.team_id }).orderBy('seq').first('id'))?.id;
-  if (!agent) throw rule('no_agent', 'The team has no agent to send with');
-  return agent;
-}
+/** The agent that sends a campaign: its own, else the team's first (one rule with deliveries). */
+const campaignAgent = async (db: Db, row: CampaignRow) => (await sendingAgent(db, row.team_id, null, row.agent_id)).id;
 
 async function startRun(ctx: AppContext, team: TeamRef, row: CampaignRow, run: number, args: { scheduledAt: string | null; retry: boolean }) {
   const client = await ctx.temporal.client();
@@ -385,7 +380,7 @@ export async function sendCampaign(ctx: AppContext, team: TeamRef, campaignId: s
         : invalidState(`A ${current.status} campaign cannot be sent`, { status: current.status });
     }
     await checkAudience(db, team.id, current.channel, await resolveAudience(db, team.id, { segmentId: current.segment_id, tags: current.tags, contactIds: current.contact_ids }));
-    const agentId = await sendingAgent(db, current);
+    const agentId = await campaignAgent(db, current);
     if (!(await hasActiveIntegration(db, team.id, agentId, current.channel))) {
       throw rule('integration_inactive', `The sending agent has no active ${current.channel} integration`, { agentId, channel: current.channel });
     }
@@ -474,7 +469,7 @@ export async function deleteCampaign(ctx: AppContext, teamId: string, campaignId
 
 /** Best effort: the provider's template of a deleted campaign goes too. */
 async function removeTemplate(ctx: AppContext, row: CampaignRow): Promise<void> {
-  await (await whatsappTemplatesFor(ctx.db, ctx.secretBox, row.team_id, await sendingAgent(ctx.db, row)))?.remove(row.name);
+  await (await whatsappTemplatesFor(ctx.db, ctx.secretBox, row.team_id, await campaignAgent(ctx.db, row)))?.remove(row.name);
 }
 
 export const whatsappTemplateWorkflowId = (campaignId: string) => `wa-template-${campaignId}`;
@@ -492,7 +487,7 @@ export async function submitWhatsapp(ctx: AppContext, team: TeamRef, campaignId:
   if (!row.category) throw rule('whatsapp_category_required', 'Set the template category: MARKETING, UTILITY or AUTHENTICATION');
   const unmapped = placeholdersIn(row.content).filter((p) => !(p in row.template_params));
   if (unmapped.length) throw rule('unmapped_placeholder', 'Every placeholder of a WhatsApp template must be mapped in templateParams', { placeholders: unmapped });
-  const agentId = await sendingAgent(ctx.db, row);
+  const agentId = await campaignAgent(ctx.db, row);
   if (!(await whatsappTemplatesFor(ctx.db, ctx.secretBox, team.id, agentId))) {
     throw rule('integration_inactive', 'The campaign agent needs an active WhatsApp Cloud integration to submit templates', { agentId });
   }
@@ -586,7 +581,7 @@ export async function testSendCampaign(ctx: AppContext, teamId: string, campaign
   if (row.channel !== 'email') throw rule('test_send_requires_email', 'Test sends are for email campaigns only', { channel: row.channel });
   const contact = await db('contacts').where({ team_id: teamId, id: input.contactId }).first(...RENDER_COLUMNS);
   if (!contact?.email) throw rule('test_send_requires_email', 'The test recipient must be a contact with an email address', { contactId: input.contactId });
-  const agentId = await sendingAgent(db, row);
+  const agentId = await campaignAgent(db, row);
   const integration = await integrationForSend(db, ctx.secretBox, teamId, agentId, 'email');
   if (!integration) throw rule('integration_inactive', 'The campaign agent has no active email integration', { agentId });
   const message = await renderCampaignMessage(row, contact, textGeneratorFor(ctx.config), unsubscribeUrl(ctx.config.baseUrl, ctx.secretBox, input.contactId));

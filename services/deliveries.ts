@@ -13,6 +13,7 @@ import {
 } from './deliveryTypes';
 import { AppError, ErrorBody, errorBodySchema, invalidState, notFound } from './errors';
 import { newId } from './ids';
+import { sendingAgent } from './agents';
 import { hasActiveIntegration } from './integrations';
 import { keysetPage, Page, PageQuery } from './pagination';
 import type { Principal } from './principal';
@@ -120,12 +121,7 @@ export async function deliverArtifacts(ctx: AppContext, team: TeamRef, principal
     });
   }
 
-  const agentQuery = db('agents').where({ team_id: team.id });
-  const agent = request.agentId
-    ? await agentQuery.clone().where({ id: /^[0-9a-f-]{36}$/i.test(request.agentId) ? request.agentId : '00000000-0000-0000-0000-000000000000' }).first('id', 'mode')
-    : (principal.kind === 'oauth' && principal.agentId ? await agentQuery.clone().where({ id: principal.agentId }).first('id', 'mode') : undefined)
-      ?? await agentQuery.clone().orderBy('seq').first('id', 'mode');
-  if (!agent) throw rule(request.agentId ? 'unknown_agent' : 'no_agent', request.agentId ? 'agentId is not an agent of this team' : 'The team has no agent to send with');
+  const agent = await sendingAgent(db, team.id, request.agentId, principal.kind === 'oauth' ? principal.agentId : null);
   if (!(await hasActiveIntegration(db, team.id, agent.id, request.integration))) {
     throw rule('integration_inactive', `The agent has no active ${request.integration} integration`, { agentId: agent.id, integration: request.integration });
   }

@@ -141,12 +141,6 @@ export async function deleteSegment(db: Db, teamId: string, segmentId: string): 
   await db('segments').where({ id: segmentId }).delete();
 }
 
-/** How many contacts a segment holds now. */
-export async function countSegment(db: Db, teamId: string, definition: SegmentDefinition): Promise<number> {
-  const [{ n }] = await applySegment(db, db('contacts').where('contacts.team_id', teamId), definition).count({ n: '*' });
-  return Number(n);
-}
-
 /** The contacts a segment holds now, a page at a time. */
 export async function segmentContacts(db: Db, teamId: string, segmentId: string, page: PageQuery): Promise<Page<ContactJson>> {
   const segment = await findSegment(db, teamId, segmentId);

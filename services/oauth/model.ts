@@ -168,4 +168,3 @@ export function createOAuthModel(db: Db, settings: OAuthSettings) {
   };
 }
 
-export type OAuthModel = ReturnType<typeof createOAuthModel>;
