@@ -47,6 +47,15 @@ const envSchema = z.object({
         return z.NEVER;
       }
     }),
+  /** MCP credits per billing cycle (a calendar month, UTC), by plan (JSON: plan → credits); an unlisted plan is unmetered. */
+  MCP_CREDITS: z.string().default('{"free":50,"pro":5000}').transform((json, ctx) => {
+    try {
+      return z.record(z.string(), z.number().int().min(0)).parse(JSON.parse(json));
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `MCP_CREDITS: ${(err as Error).message}` });
+      return z.NEVER;
+    }
+  }),
   /** Failed logins at the authorization page, per account and per client address. */
   LOGIN_LIMIT_PER_ACCOUNT: windowSetting.prefault('5/900'),
   LOGIN_LIMIT_PER_ADDRESS: windowSetting.prefault('50/3600'),

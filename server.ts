@@ -1,14 +1,11 @@
 import http from 'node:http';
 import path from 'node:path';
 import { createApp } from './api/app';
-import { Config, loadConfig, rateLimitSettings, withUrls } from './config';
+import { Config, loadConfig, withUrls } from './config';
 import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
-import type { AppContext } from './services/context';
-import { RateLimits } from './services/rateLimits';
-import { loadSecretsKey, SecretBox } from './services/secretBox';
-import { TemporalGateway } from './temporal/client';
+import { AppContext, buildAppContext } from './services/context';
 
 export interface RunningServer {
   url: string;
@@ -27,19 +24,7 @@ export async function startServer(config: Config, db: Db): Promise<RunningServer
   const effective: Config = config.PORT === 0 && !config.BASE_URL
     ? withUrls({ ...config, PORT: port }, `http://127.0.0.1:${port}`)
     : config;
-  const temporal = new TemporalGateway({
-    address: config.TEMPORAL_ADDRESS,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-  });
-  const ctx: AppContext = {
-    db,
-    temporal,
-    config: effective,
-    logger: createLogger(config.LOG_LEVEL, 'api'),
-    rateLimits: new RateLimits(db, rateLimitSettings(effective)),
-    secretBox: new SecretBox(loadSecretsKey(effective)),
-  };
+  const ctx = buildAppContext(effective, db, createLogger(config.LOG_LEVEL, 'api'));
   server.on('request', createApp(ctx));
   return {
     url: effective.publicUrl,
@@ -47,7 +32,7 @@ export async function startServer(config: Config, db: Db): Promise<RunningServer
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await temporal.close();
+      await ctx.temporal.close();
     },
   };
 }

@@ -7,8 +7,7 @@ import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
 import { textGeneratorFor } from './services/campaignContent';
 import { SendRate } from './services/rateLimits';
-import { loadSecretsKey, SecretBox } from './services/secretBox';
-import { LocalDiskStorage } from './services/storage';
+import { buildAppContext } from './services/context';
 import { waitForTemporal } from './temporal/devServer';
 import { ensureSearchAttributes } from './temporal/searchAttributes';
 
@@ -22,10 +21,12 @@ export interface RunningWorker {
 /** Builds a worker for the job workflows and their activities against `db`. */
 export async function startWorker(config: Config, db: Db): Promise<RunningWorker> {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const appContext = buildAppContext(config, db, createLogger(config.LOG_LEVEL, 'worker'));
   const activities = createActivities({
     db,
-    storage: new LocalDiskStorage(path.join(config.dataDir, 'media')),
-    secretBox: new SecretBox(loadSecretsKey(config)),
+    appContext,
+    storage: appContext.storage,
+    secretBox: appContext.secretBox,
     baseUrl: config.baseUrl,
     fileLinkTtlSeconds: 30 * 24 * 3600,
     textGenerator: textGeneratorFor(config),
@@ -43,7 +44,10 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
     // Activities mostly wait on Postgres; a few at a time per core keeps the pool busy, not swamped.
     maxConcurrentActivityTaskExecutions: 20,
   });
-  const done = worker.run().finally(() => connection.close());
+  const done = worker.run().finally(async () => {
+    await connection.close();
+    await appContext.temporal.close();
+  });
   return {
     worker,
     done,

@@ -34,9 +34,10 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
     async snapshotAudience(campaignId: string, run: number): Promise<number> {
       const campaign = await campaignRow(campaignId);
       const audience = await resolveAudience(db, campaign.team_id, { segmentId: campaign.segment_id, tags: campaign.tags, contactIds: campaign.contact_ids });
-      // An agent in manual mode sends nobody until a person approves their card.
+      // An agent in manual mode sends nobody until a person approves their card, unless a person
+      // approved the whole send already (an MCP send_campaign approved as a warp execution).
       const agent = await db('agents').where({ id: campaign.agent_id }).first('mode');
-      const card = agent?.mode === 'manual' ? `CASE WHEN (${skipReasonSql(campaign.channel)}) IS NULL THEN 'open' END` : 'NULL';
+      const card = agent?.mode === 'manual' && !campaign.send_approved_by ? `CASE WHEN (${skipReasonSql(campaign.channel)}) IS NULL THEN 'open' END` : 'NULL';
       const select = audienceQuery(db, campaign.team_id, audience).select(
         db.raw('?', [campaignId]), 'contacts.id', db.raw(`CASE WHEN (${skipReasonSql(campaign.channel)}) IS NULL THEN 'pending' ELSE 'skipped' END`),
         db.raw(skipReasonSql(campaign.channel)), db.raw(addressColumn(campaign.channel)), db.raw('?::int', [run]), db.raw(card),

@@ -1,12 +1,13 @@
-import path from 'node:path';
 import express, { Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { AppContext } from '../services/context';
-import { LocalDiskStorage } from '../services/storage';
 import { errorHandler, notFoundRoute } from './http';
 import { measureRequests, metricsRoute } from './metrics';
 import { buildOpenApiDocument } from './openapi';
 import { authRouter } from '../auth/router';
+import { mcpRouter } from '../mcp/router';
+import { appsRouter } from './routes/apps';
+import { teamRouter } from './routes/team';
 import { agentsRouter } from './routes/agents';
 import { apiTokensRouter } from './routes/apiTokens';
 import { artifactsRouter } from './routes/artifacts';
@@ -18,7 +19,7 @@ import { contactsRouter } from './routes/contacts';
 import { jobsRouter } from './routes/jobs';
 import { mediaRouter } from './routes/media';
 
-/** The one Express app behind every surface: OAuth and discovery, the HTTP API under /v1 (MCP mounts beside them). */
+/** The one Express app behind every surface: OAuth and discovery, MCP under /mcp, the HTTP API under /v1. */
 export function createApp(ctx: AppContext): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -37,11 +38,14 @@ export function createApp(ctx: AppContext): Express {
   });
 
   app.use(authRouter(ctx));
+  app.use(mcpRouter(ctx));
 
   const v1 = express.Router();
   const openApiDocument = buildOpenApiDocument(ctx.config.baseUrl, ctx.config.publicUrl);
   v1.get('/openapi.json', (_req, res) => res.json(openApiDocument));
+  v1.use(teamRouter(ctx));
   v1.use(agentsRouter(ctx));
+  v1.use(appsRouter(ctx));
   v1.use(contactsRouter(ctx));
   v1.use(jobsRouter(ctx));
   v1.use(apiTokensRouter(ctx));
@@ -50,7 +54,7 @@ export function createApp(ctx: AppContext): Express {
   v1.use(campaignsRouter(ctx));
   v1.use(webhooksRouter(ctx));
   v1.use(unsubscribeRouter(ctx));
-  v1.use(mediaRouter(ctx, new LocalDiskStorage(path.join(ctx.config.dataDir, 'media'))));
+  v1.use(mediaRouter(ctx));
   app.use('/v1', v1);
 
   app.use(notFoundRoute);

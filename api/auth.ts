@@ -23,7 +23,7 @@ export function apiAudience(ctx: AppContext): Audience {
   };
 }
 
-function sendRateHeaders(res: Response, decision: RateDecision): void {
+export function sendRateHeaders(res: Response, decision: RateDecision): void {
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
 }
 

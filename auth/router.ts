@@ -31,8 +31,10 @@ export function authRouter(ctx: AppContext): Router {
   router.get(['/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/mcp'], (_req, res) => {
     res.json(asMetadata);
   });
-  router.get(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'], (_req, res) => {
-    res.json(protectedResourceMetadata(ctx.config, ctx.config.mcpUrl));
+  // `?agent=<uuid>` (from the 401 of /mcp?agent=… or /mcp/agents/…) rides on the resource, so the login preselects that agent.
+  router.get(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'], (req, res) => {
+    const agent = typeof req.query.agent === 'string' && /^[0-9a-f-]{36}$/i.test(req.query.agent) ? req.query.agent : null;
+    res.json(protectedResourceMetadata(ctx.config, agent ? `${ctx.config.mcpUrl}?agent=${agent}` : ctx.config.mcpUrl));
   });
   router.get(`/.well-known/oauth-protected-resource${apiPath}`, (_req, res) => {
     res.json(protectedResourceMetadata(ctx.config, ctx.config.baseUrl));

@@ -140,6 +140,7 @@ export interface CampaignRow {
   category: string | null;
   status: CampaignStatus;
   run: number;
+  send_approved_by: string | null;
   whatsapp_template_id: string | null;
   whatsapp_rejection_reason: string | null;
   recipient_count: number;
@@ -223,6 +224,21 @@ export const audiencePreviewSchema = z.strictObject({
   tags: campaignFields.tags.optional(),
   contactIds: campaignFields.contactIds.optional(),
 });
+
+/** The spec's preview: of a campaign's audience, or of `channel` with segmentId / tags / contactIds. */
+export async function previewCampaignAudience(db: Db, teamId: string, input: z.infer<typeof audiencePreviewSchema>) {
+  if (input.campaignId) {
+    const campaign = await findCampaign(db, teamId, input.campaignId);
+    const audience = await resolveAudience(db, teamId, { segmentId: campaign.segment_id, tags: campaign.tags, contactIds: campaign.contact_ids });
+    return previewAudience(db, teamId, campaign.channel, audience);
+  }
+  if (!input.channel) {
+    throw new AppError(400, 'validation_error', 'Give campaignId, or channel with segmentId / tags / contactIds', {
+      issues: [{ path: 'channel', message: 'required without campaignId', code: 'invalid_type' }],
+    });
+  }
+  return previewAudience(db, teamId, input.channel, await resolveAudience(db, teamId, input));
+}
 
 /** The content, placeholder and audience rules of create and update, in the spec's words. */
 async function checkCampaign(db: Db, teamId: string, c: {
@@ -366,8 +382,13 @@ async function startRun(ctx: AppContext, team: TeamRef, row: CampaignRow, run: n
   }
 }
 
-/** Send now, or at a future `scheduledAt` (a durable timer in the campaign's workflow). */
-export async function sendCampaign(ctx: AppContext, team: TeamRef, campaignId: string, input: z.infer<typeof campaignSendSchema>): Promise<CampaignJson> {
+/**
+ * Send now, or at a future `scheduledAt` (a durable timer in the campaign's workflow).
+ * `approvedBy`: the approved warp execution that already covers this send (no approval cards).
+ */
+export async function sendCampaign(
+  ctx: AppContext, team: TeamRef, campaignId: string, input: z.infer<typeof campaignSendSchema>, approvedBy: string | null = null,
+): Promise<CampaignJson> {
   const { db } = ctx;
   const scheduledAt = input.scheduledAt && new Date(input.scheduledAt).getTime() > Date.now() ? new Date(input.scheduledAt) : null;
   const { row, run } = await db.transaction(async (trx) => {
@@ -386,7 +407,7 @@ export async function sendCampaign(ctx: AppContext, team: TeamRef, campaignId: s
     }
     const nextRun = current.run + 1;
     const [updated] = await trx('campaigns').where({ id: current.id }).update({
-      status: scheduledAt ? 'scheduled' : 'sending', scheduled_at: scheduledAt, run: nextRun, agent_id: agentId,
+      status: scheduledAt ? 'scheduled' : 'sending', scheduled_at: scheduledAt, run: nextRun, agent_id: agentId, send_approved_by: approvedBy,
       started_at: scheduledAt ? null : trx.fn.now(), updated_at: trx.fn.now(),
     }).returning('*');
     return { row: updated as CampaignRow, run: nextRun };

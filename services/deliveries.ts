@@ -1,6 +1,7 @@
 import {
   WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { Db } from '../db/knex';
@@ -42,7 +43,8 @@ export const warpExecutionSchema = z.object({
   agentId: z.string().nullable(),
   input: z.record(z.string(), z.unknown()),
   draft: deliveryDraftSchema.nullable(),
-  result: z.object({ deliveries: z.array(deliverySchema) }).nullable(),
+  /** A delivery's records, or what another approved write answered. */
+  result: z.object({ deliveries: z.array(deliverySchema).optional() }).catchall(z.unknown()).nullable(),
   error: errorBodySchema.nullable(),
   approvalExpiresAt: z.iso.datetime().nullable(),
   statusUrl: z.url(),
@@ -59,7 +61,7 @@ interface ExecutionRow {
   status: ExecutionStatus;
   input: Record<string, unknown>;
   draft: DeliveryDraft | null;
-  result: { deliveries: DeliveryJson[] } | null;
+  result: { deliveries?: DeliveryJson[] } | null;
   error: ErrorBody | null;
   workflow_id: string;
   approval_expires_at: Date | null;
@@ -126,20 +128,21 @@ export async function deliverArtifacts(ctx: AppContext, team: TeamRef, principal
     throw rule('integration_inactive', `The agent has no active ${request.integration} integration`, { agentId: agent.id, integration: request.integration });
   }
 
-  const executionId = newId('wx');
   const mode: 'auto' | 'manual' = agent.mode === 'manual' ? 'manual' : 'auto';
+  const recipients = contacts.map((c) => ({ contactId: c.id, address: addressFor(request.integration, c)! }));
+  const stored = { ...request, artifactIds, agentId: agent.id, recipients };
+  // The same request while its delivery is still open (a client's retry) finds that delivery.
+  const claimed = await claimExecution(db, {
+    id: newId('wx'), team_id: team.id, agent_id: agent.id, warp: 'artifact-deliver', status: mode === 'manual' ? 'pending_approval' : 'running',
+    input: JSON.stringify(stored), created_by: principal.userId, dedupe_key: dedupeKey(agent.id, 'artifact-deliver', stored),
+    approval_expires_at: mode === 'manual' ? db.raw(`now() + make_interval(secs => ?)`, [ctx.config.APPROVAL_TTL_SECONDS]) : null,
+  }, deliveryWorkflowId);
+  const executionId = claimed.id;
   const input: DeliveryInput = {
     executionId, teamId: team.id, agentId: agent.id, channel: request.integration, mode,
-    approvalTimeoutMs: ctx.config.APPROVAL_TTL_SECONDS * 1000, message: request.message, subject: request.subject, artifactIds,
-    recipients: contacts.map((c) => ({ contactId: c.id, address: addressFor(request.integration, c)! })),
+    approvalTimeoutMs: ctx.config.APPROVAL_TTL_SECONDS * 1000, message: request.message, subject: request.subject, artifactIds, recipients,
   };
-  const workflowId = deliveryWorkflowId(executionId);
-  await db('warp_executions').insert({
-    id: executionId, team_id: team.id, agent_id: agent.id, warp: 'artifact-deliver', status: mode === 'manual' ? 'pending_approval' : 'running',
-    input: JSON.stringify({ ...request, artifactIds, agentId: agent.id, recipients: input.recipients }), workflow_id: workflowId,
-    created_by: principal.userId,
-    approval_expires_at: mode === 'manual' ? db.raw(`now() + make_interval(secs => ?)`, [ctx.config.APPROVAL_TTL_SECONDS]) : null,
-  });
+  const workflowId = claimed.workflowId;
 
   const client = await ctx.temporal.client();
   let handle;
@@ -156,7 +159,7 @@ export async function deliverArtifacts(ctx: AppContext, team: TeamRef, principal
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-      await db('warp_executions').where({ id: executionId }).update({ status: 'failed', error: JSON.stringify({ error: { code: 'temporal_unavailable', message: 'The workflow could not be started' } }) });
+      if (claimed.created) await db('warp_executions').where({ id: executionId }).update({ status: 'failed', error: JSON.stringify({ error: { code: 'temporal_unavailable', message: 'The workflow could not be started' } }) });
       throw new AppError(503, 'temporal_unavailable', 'The workflow service is unavailable; retry the request', { executionId }, { 'Retry-After': '5' });
     }
     handle = client.workflow.getHandle(workflowId);
@@ -251,6 +254,38 @@ export async function updateExecution(
   });
 }
 
+/** The same caller, warp and arguments make the same key: what finds the open execution of a retried write. */
+export function dedupeKey(agentId: string, warp: string, args: unknown): string {
+  const canonical = (value: unknown): unknown => (Array.isArray(value)
+    ? value.map(canonical)
+    : value && typeof value === 'object'
+      ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
+      : value);
+  return createHash('sha256').update(JSON.stringify([agentId, warp, canonical(args)])).digest('base64url');
+}
+
+/**
+ * Opens an execution unless the same write is already open (pending approval or running): one
+ * insert against a partial unique index, so concurrent retries find one execution between them.
+ */
+export async function claimExecution(
+  db: Db,
+  values: Record<string, unknown> & { id: string; team_id: string; dedupe_key: string },
+  workflowIdOf: (executionId: string) => string,
+): Promise<{ id: string; workflowId: string; created: boolean }> {
+  const row = { ...values, workflow_id: workflowIdOf(values.id) };
+  for (;;) {
+    const inserted: { id: string; workflow_id: string }[] = await db('warp_executions').insert(row)
+      .onConflict(db.raw("(team_id, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('pending_approval','running')"))
+      .ignore()
+      .returning(['id', 'workflow_id']);
+    if (inserted.length) return { id: inserted[0].id, workflowId: inserted[0].workflow_id, created: true };
+    const open = await db('warp_executions').where({ team_id: row.team_id, dedupe_key: row.dedupe_key }).whereIn('status', ['pending_approval', 'running']).first('id', 'workflow_id');
+    // Settled between the two statements: the write is no longer open, so this one opens anew.
+    if (open) return { id: open.id, workflowId: open.workflow_id, created: false };
+  }
+}
+
 async function executionRow(db: Db, teamId: string, executionId: string): Promise<ExecutionRow> {
   const row = await db('warp_executions').where({ team_id: teamId, id: executionId }).first();
   if (!row) throw notFound('Warp execution');
@@ -291,6 +326,9 @@ export async function approveExecution(ctx: AppContext, teamId: string, executio
   const row = await executionRow(ctx.db, teamId, executionId);
   if (principal) requirePerson(principal);
   if (row.status !== 'pending_approval') throw notPending(row.status);
+  if (row.warp !== 'artifact-deliver' && Object.keys(edits).length) {
+    throw new AppError(422, 'edits_not_accepted', `${row.warp} is approved as it is: only a delivery's message and subject can be edited`, { warp: row.warp });
+  }
   try {
     await (await ctx.temporal.client()).workflow.getHandle(row.workflow_id).executeUpdate(approveUpdate, { args: [edits] });
   } catch (err) {

@@ -23,7 +23,7 @@ const exportInputSchema = z
   })
   .strict();
 
-const ingestInputSchema = z
+const ingestFieldsSchema = z
   .object({
     agentId: z.uuid(),
     title: z.string().trim().min(1).max(200),
@@ -31,8 +31,12 @@ const ingestInputSchema = z
     chunkSize: z.number().int().min(200).max(8000).default(1200),
     chunkOverlap: z.number().int().min(0).max(1000).default(150),
   })
-  .strict()
-  .refine((i) => i.chunkOverlap < i.chunkSize, { message: 'chunkOverlap must be smaller than chunkSize', path: ['chunkOverlap'] });
+  .strict();
+const overlapBelowChunk = (i: { chunkSize: number; chunkOverlap: number }) => i.chunkOverlap < i.chunkSize;
+const overlapMessage = { message: 'chunkOverlap must be smaller than chunkSize', path: ['chunkOverlap'] };
+const ingestInputSchema = ingestFieldsSchema.refine(overlapBelowChunk, overlapMessage);
+/** `ingest_knowledge` over MCP: the agent defaults to the connected one. */
+export const ingestRequestSchema = ingestFieldsSchema.partial({ agentId: true }).refine(overlapBelowChunk, overlapMessage);
 
 export type ExportInput = z.infer<typeof exportInputSchema>;
 export type IngestInput = z.infer<typeof ingestInputSchema>;

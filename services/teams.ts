@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { issueApiToken } from './apiTokens';
 import { passwordSchema, setUserPassword } from './passwords';
+import { keysetPage, Page, PageQuery } from './pagination';
 
 export const teamSlugSchema = z
   .string()
@@ -53,4 +54,45 @@ export async function bootstrapTeam(db: Db, raw: BootstrapInput): Promise<Bootst
     const { token } = await issueApiToken(trx, user.id, 'bootstrap');
     return { team: input.team, teamId: team.id, userId: user.id, email, agentId: agent.id, token };
   });
+}
+
+/** A team's own profile; `public` lists it in `list_public_teams`. */
+export const teamSchema = z.object({
+  slug: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  plan: z.string(),
+  public: z.boolean(),
+  createdAt: z.iso.datetime(),
+});
+export type TeamJson = z.infer<typeof teamSchema>;
+export const publicTeamSchema = teamSchema.pick({ slug: true, name: true, description: true });
+
+export const teamUpdateSchema = z.strictObject({
+  name: z.string().trim().min(1).max(100).optional(),
+  description: z.string().trim().max(500).nullable().optional(),
+  public: z.boolean().optional(),
+});
+
+interface TeamRow { seq: number; id: string; slug: string; name: string; description: string | null; plan: string; public: boolean; created_at: Date }
+
+const presentTeam = (row: TeamRow): TeamJson => ({
+  slug: row.slug, name: row.name, description: row.description, plan: row.plan, public: row.public, createdAt: row.created_at.toISOString(),
+});
+
+export async function getTeam(db: Db, teamId: string): Promise<TeamJson> {
+  return presentTeam(await db('teams').where({ id: teamId }).first());
+}
+
+export async function updateTeam(db: Db, teamId: string, input: z.infer<typeof teamUpdateSchema>): Promise<TeamJson> {
+  if (Object.keys(input).length === 0) return getTeam(db, teamId);
+  const [row] = await db('teams').where({ id: teamId }).update(input).returning('*');
+  return presentTeam(row);
+}
+
+/** Teams that chose to be listed, oldest first. */
+export function listPublicTeams(db: Db, page: PageQuery): Promise<Page<z.infer<typeof publicTeamSchema>>> {
+  return keysetPage(db('teams').where({ public: true }).select('seq', 'slug', 'name', 'description'), page, (row: Pick<TeamRow, 'seq' | 'slug' | 'name' | 'description'>) => ({
+    slug: row.slug, name: row.name, description: row.description,
+  }));
 }

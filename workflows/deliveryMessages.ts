@@ -1,9 +1,10 @@
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { DeliveryDraft, DeliveryState } from '../services/deliveryTypes';
+import { approve as anyApproval } from './approvalMessages';
 
 /** The delivery workflow's messages, shared by the workflow and its callers (the API). */
 
-/** Approve, optionally with an edited message or subject (validated: only while pending approval). */
-export const approve = defineUpdate<DeliveryDraft, [{ message?: string; subject?: string }]>('approve');
-export const decline = defineSignal<[{ reason?: string }]>('decline');
+/** `approve` (the one every warp execution takes), answering the delivery's approved draft. */
+export const approve = defineUpdate<DeliveryDraft, [{ message?: string; subject?: string }]>(anyApproval.name);
+export { decline } from './approvalMessages';
 export const progress = defineQuery<DeliveryState>('progress');

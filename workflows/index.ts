@@ -2,3 +2,4 @@ export { jobWorkflow } from './job';
 export { deliveryWorkflow } from './delivery';
 export { campaignWorkflow } from './campaign';
 export { whatsappTemplateWorkflow } from './whatsappTemplate';
+export { warpExecutionWorkflow } from './warpExecution';

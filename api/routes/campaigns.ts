@@ -1,11 +1,11 @@
 import { Router } from 'express';
 import {
   archiveCampaign, audiencePreviewSchema, cardDecisionSchema, decideCards, listCards, campaignCreateSchema, campaignListQuerySchema, campaignRetrySchema, campaignSendSchema, campaignStats,
-  campaignTestSendSchema, campaignUpdateSchema, cancelSchedule, cancelSend, createCampaign, deleteCampaign, findCampaign, getCampaign,
-  listCampaigns, listRecipients, previewAudience, recipientQuerySchema, refreshWhatsapp, resolveAudience, retryCampaign, sendCampaign, submitWhatsapp, testSendCampaign, updateCampaign,
+  campaignTestSendSchema, campaignUpdateSchema, cancelSchedule, cancelSend, createCampaign, deleteCampaign, getCampaign,
+  listCampaigns, listRecipients, previewCampaignAudience, recipientQuerySchema, refreshWhatsapp, retryCampaign, sendCampaign, submitWhatsapp, testSendCampaign, updateCampaign,
 } from '../../services/campaigns';
 import type { AppContext } from '../../services/context';
-import { AppError, parseOrThrow } from '../../services/errors';
+import { parseOrThrow } from '../../services/errors';
 import { pageQuerySchema } from '../../services/pagination';
 import { createSegment, deleteSegment, getSegment, listSegments, segmentContacts, segmentCreateSchema } from '../../services/segments';
 import { authOf, teamAccess } from '../auth';
@@ -36,15 +36,7 @@ export function campaignsRouter(ctx: AppContext): Router {
   });
 
   router.post('/campaigns/audience-preview', teamAccess(ctx, 'read'), ...body, async (req, res) => {
-    const input = parseOrThrow(audiencePreviewSchema, requireObjectBody(req), 'body');
-    const teamId = authOf(req).team.id;
-    if (input.campaignId) {
-      const campaign = await findCampaign(ctx.db, teamId, input.campaignId);
-      const audience = await resolveAudience(ctx.db, teamId, { segmentId: campaign.segment_id, tags: campaign.tags, contactIds: campaign.contact_ids });
-      return res.json(await previewAudience(ctx.db, teamId, campaign.channel, audience));
-    }
-    if (!input.channel) throw new AppError(400, 'validation_error', 'Give campaignId, or channel with segmentId / tags / contactIds');
-    res.json(await previewAudience(ctx.db, teamId, input.channel, await resolveAudience(ctx.db, teamId, input)));
+    res.json(await previewCampaignAudience(ctx.db, authOf(req).team.id, parseOrThrow(audiencePreviewSchema, requireObjectBody(req), 'body')));
   });
 
   router.get('/campaigns', teamAccess(ctx, 'read'), async (req, res) => {

@@ -4,12 +4,12 @@ import type { AppContext } from '../../services/context';
 import { AppError, parseOrThrow } from '../../services/errors';
 import { deleteMedia, findMedia, listMedia, MediaRow, storeMedia, verifySignedMedia } from '../../services/media';
 import { pageQuerySchema } from '../../services/pagination';
-import type { MediaStorage } from '../../services/storage';
 import { authOf, teamAccess } from '../auth';
 
 /** Team media: upload (multipart, field `file`), list, download, delete. */
-export function mediaRouter(ctx: AppContext, storage: MediaStorage): Router {
+export function mediaRouter(ctx: AppContext): Router {
   const router = Router();
+  const { storage } = ctx;
   const maxBytes = ctx.config.MEDIA_MAX_BYTES;
   const receiveFile = multer({ storage: multer.memoryStorage(), limits: { fileSize: maxBytes, files: 1, fields: 10 } }).single('file');
 

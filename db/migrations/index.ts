@@ -5,6 +5,7 @@ import * as idempotencyClaims from './003_idempotency_claims';
 import * as auth from './004_auth';
 import * as artifactsDelivery from './005_artifacts_delivery';
 import * as campaigns from './006_campaigns';
+import * as mcp from './007_mcp';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -17,6 +18,7 @@ const migrations: Record<string, Knex.Migration> = {
   '004_auth': auth,
   '005_artifacts_delivery': artifactsDelivery,
   '006_campaigns': campaigns,
+  '007_mcp': mcp,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -4,7 +4,7 @@ import { newId } from '../ids';
 import { parseScopeParameter, scopesForClient } from '../scopes';
 import { hashSecret, newSecret, sameSecret } from '../secrets';
 import { findClient, OAuthClient } from './clients';
-import { resolveAudience } from './grants';
+import { agentOfResource, resolveAudience } from './grants';
 
 /** The query of GET /oauth/authorize (RFC 6749 §4.1.1, RFC 7636, RFC 8707), plus `agent` to preselect one. */
 export const authorizeQuerySchema = z.object({
@@ -87,7 +87,7 @@ export async function validateAuthorizationRequest(
   }
   return {
     client,
-    params: { clientId: client.id, redirectUri, scope, state: q.state, codeChallenge: q.code_challenge, codeChallengeMethod: method, resource, agent: q.agent },
+    params: { clientId: client.id, redirectUri, scope, state: q.state, codeChallenge: q.code_challenge, codeChallengeMethod: method, resource, agent: q.agent ?? agentOfResource(q.resource) },
   };
 }
 

@@ -21,10 +21,34 @@ export interface OAuthSettings {
  * The audience of a token: the `resource` the client asked for, which must be one of ours and
  * within what the grant authorized. No `resource`: the grant's own (null means any of ours).
  */
+/**
+ * The MCP endpoint names a resource with its `agent` query (`{mcp_url}?agent=<uuid>`, from the
+ * protected-resource metadata of `/mcp?agent=…`): the token is for the endpoint, the agent is
+ * what the login preselects.
+ */
+export function agentOfResource(requested: unknown): string | undefined {
+  if (typeof requested !== 'string') return undefined;
+  try {
+    return new URL(requested).searchParams.get('agent') ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function withoutAgent(requested: string): string {
+  try {
+    const url = new URL(requested);
+    if ([...url.searchParams.keys()].every((k) => k === 'agent')) url.search = '';
+    return url.href;
+  } catch {
+    return requested;
+  }
+}
+
 export function resolveAudience(requested: unknown, authorized: string | null, resources: string[]): string | null {
   if (requested === undefined || requested === '') return authorized;
   if (typeof requested !== 'string') throw invalidTarget('Send one resource parameter');
-  const resource = requested.replace(/\/+$/, '');
+  const resource = withoutAgent(requested).replace(/\/+$/, '');
   if (!resources.includes(resource)) throw invalidTarget(`Unknown resource ${requested}; this server issues tokens for ${resources.join(', ')}`);
   if (authorized !== null && authorized !== resource) throw invalidTarget(`The grant was authorized for ${authorized}, not ${requested}`);
   return resource;

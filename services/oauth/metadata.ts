@@ -44,6 +44,6 @@ export function protectedResourceMetadata(config: Config, resource: string) {
     authorization_servers: [config.publicUrl],
     scopes_supported: [...SUPPORTED_SCOPES],
     bearer_methods_supported: ['header'],
-    resource_name: resource === config.mcpUrl ? 'Team Agent Platform MCP' : 'Team Agent Platform HTTP API',
+    resource_name: resource.startsWith(config.mcpUrl) ? 'Team Agent Platform MCP' : 'Team Agent Platform HTTP API',
   };
 }

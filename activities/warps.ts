@@ -1,0 +1,16 @@
+import { Context } from '@temporalio/activity';
+import type { AppContext } from '../services/context';
+import { runApprovedWrite } from '../services/warps';
+
+export interface WarpActivityDeps {
+  /** Approved writes run the same service functions the API does. */
+  appContext: AppContext;
+}
+
+export function createWarpActivities({ appContext }: WarpActivityDeps) {
+  return {
+    async runApprovedWrite(executionId: string) {
+      return runApprovedWrite(appContext, executionId, Context.current().info.attempt);
+    },
+  };
+}

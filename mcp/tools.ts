@@ -1,0 +1,358 @@
+import { z } from 'zod';
+import { findAgent, listAgents, presentAgent } from '../services/agents';
+import { listSecrets, secretKeyInputSchema, secretSetSchema, secretStatus, setSecret } from '../services/agentSecrets';
+import { createApiToken, apiTokenCreateSchema } from '../services/apiTokens';
+import { AppSlug, installedApps } from '../services/apps';
+import {
+  artifactCreateSchema, artifactListQuerySchema, artifactUpdateSchema, createArtifact, getArtifact, listArtifacts, updateArtifact,
+} from '../services/artifacts';
+import {
+  audiencePreviewSchema, campaignCreateSchema, campaignListQuerySchema, campaignStats, createCampaign, listCampaigns, previewCampaignAudience,
+} from '../services/campaigns';
+import { updateContact } from '../services/contacts';
+import type { AppContext, TeamRef } from '../services/context';
+import { creditUsage } from '../services/credits';
+import { deliverArtifacts, deliverRequestSchema } from '../services/deliveries';
+import { AppError } from '../services/errors';
+import { listIntegrations } from '../services/integrations';
+import { ingestRequestSchema } from '../services/jobTypes';
+import { createJob } from '../services/jobs';
+import { listMedia, storeMedia } from '../services/media';
+import { pageQuerySchema } from '../services/pagination';
+import { Access, Principal, requireUser } from '../services/principal';
+import { createSegment, listSegments, segmentCreateSchema } from '../services/segments';
+import { getTeam, listPublicTeams } from '../services/teams';
+import { checkExecutions, executionsQuerySchema, runSensitiveWrite, SensitiveWarp, warpArgsSchema } from '../services/warps';
+
+/** Who is calling a tool: the team, the agent the connection acts as, and the credential. */
+export interface ToolCall {
+  ctx: AppContext;
+  team: TeamRef;
+  principal: Principal;
+  agentId: string;
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  title: string;
+  /** What a model reads to call it right: when to use it, what comes back, what to call next. */
+  description: string;
+  /** `core` tools are always listed; the others once the team installs their app. */
+  app: 'core' | AppSlug;
+  /** Reads cost 1 credit, writes 2 (and need scope mcp:write). */
+  access: Access;
+  input: S;
+  /** A sensitive write: for an agent in manual mode it waits for a person (answers `pending: true`). */
+  warp?: SensitiveWarp;
+  run(call: ToolCall, args: z.infer<S>): Promise<unknown>;
+}
+
+const tool = <S extends z.ZodType>(definition: Tool<S>): Tool => definition as unknown as Tool;
+
+/** A sensitive write: its arguments and its effect are the warp's, one rule for MCP and approvals. */
+const sensitiveTool = (warp: SensitiveWarp, definition: Omit<Tool, 'input' | 'run' | 'warp' | 'access'>): Tool => ({
+  ...definition,
+  access: 'write',
+  warp,
+  input: warpArgsSchema(warp),
+  run: (call, args) => runSensitiveWrite(call.ctx, caller(call), warp, args),
+});
+
+export const caller = (call: ToolCall) => ({ team: call.team, agentId: call.agentId, userId: call.principal.userId });
+
+const id = (what: string) => z.string().min(1).max(100).describe(`The ${what} id`);
+const PENDING_NOTE = 'When the agent is in manual mode this answers { pending: true, executionId } instead: a person approves or declines it; poll check_warp_executions with the executionId and do not repeat the call.';
+
+const coreTools: Tool[] = [
+  tool({
+    name: 'svc_agent_info',
+    title: 'About this agent',
+    description: 'The connected agent (uuid, name, slug, mode auto/manual), its team, its active channel integrations, the installed apps and the MCP credits left this billing cycle. Call it first to learn what you can do.',
+    app: 'core',
+    access: 'read',
+    input: z.strictObject({}),
+    run: async ({ ctx, team, agentId }) => {
+      const agent = await findAgent(ctx.db, team.id, agentId);
+      if (!agent) throw new AppError(404, 'not_found', 'Agent not found');
+      const integrations = await listIntegrations(ctx.db, ctx.secretBox, team.id, agentId);
+      return {
+        agent: presentAgent(agent),
+        team: await getTeam(ctx.db, team.id),
+        integrations: integrations.map((i) => ({ channel: i.channel, provider: i.provider, from: i.from, active: i.active })),
+        installedApps: [...(await installedApps(ctx.db, team.id))],
+        credits: await creditUsage(ctx.db, team, ctx.config.MCP_CREDITS),
+      };
+    },
+  }),
+  tool({
+    name: 'svc_list_agents',
+    title: 'List the team\'s agents',
+    description: 'The agents of the team (uuid, name, slug, mode), a page at a time: pass pagination.nextCursor back as cursor for the next page.',
+    app: 'core',
+    access: 'read',
+    input: pageQuerySchema,
+    run: ({ ctx, team }, page) => listAgents(ctx.db, team.id, page),
+  }),
+  tool({
+    name: 'list_public_teams',
+    title: 'List public teams',
+    description: 'Teams that chose to be listed publicly (slug, name, description), a page at a time.',
+    app: 'core',
+    access: 'read',
+    input: pageQuerySchema,
+    run: ({ ctx }, page) => listPublicTeams(ctx.db, page),
+  }),
+  tool({
+    name: 'create_api_token',
+    title: 'Create an API token',
+    description: 'Creates an API token for the signed-in user (for the HTTP API: Authorization: Bearer <token> with X-Team-Slug). The token is shown once in this answer; it acts with all of the user\'s rights until revoked at /v1/api-tokens.',
+    app: 'core',
+    access: 'write',
+    input: apiTokenCreateSchema,
+    run: ({ ctx, principal }, input) => createApiToken(ctx.db, requireUser(principal), input),
+  }),
+  tool({
+    name: 'ingest_knowledge',
+    title: 'Ingest knowledge',
+    description: 'Queues a job that chunks a text into the agent\'s knowledge (the connected agent unless agentId is given). Answers { jobId, status, statusUrl }; the job runs in the background.',
+    app: 'core',
+    access: 'write',
+    input: ingestRequestSchema,
+    run: ({ ctx, team, principal, agentId }, input) => createJob(ctx, team, principal.userId, { type: 'knowledge.ingest', input: { ...input, agentId: input.agentId ?? agentId } }),
+  }),
+  tool({
+    name: 'set_contact_property',
+    title: 'Set a contact property',
+    description: 'Sets one custom property of a contact (string, number or boolean); value null removes it. Answers the updated contact.',
+    app: 'core',
+    access: 'write',
+    input: z.strictObject({
+      contactId: id('contact'),
+      key: z.string().trim().min(1).max(100).describe('The property name, e.g. "plan" or "lastOrderTotal"'),
+      value: z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()]),
+    }),
+    run: ({ ctx, team }, { contactId, key, value }) => updateContact(ctx.db, team.id, contactId, { properties: { [key]: value } }),
+  }),
+  tool({
+    name: 'media_upload',
+    title: 'Upload a file',
+    description: 'Stores a file in the team\'s media (PDF, text, images, office documents, zip, mp4, mp3) from base64 content. Answers the media object; pass its id in create_artifact / update_artifact `media` to attach it.',
+    app: 'core',
+    access: 'write',
+    input: z.strictObject({
+      filename: z.string().trim().min(1).max(200),
+      contentType: z.string().min(3).max(200).describe('The MIME type, e.g. application/pdf'),
+      contentBase64: z.string().min(1).describe('The file\'s bytes, base64-encoded'),
+    }),
+    run: async ({ ctx, team }, input) => {
+      const buffer = Buffer.from(input.contentBase64, 'base64');
+      if (buffer.length > ctx.config.MEDIA_MAX_BYTES) {
+        throw new AppError(413, 'payload_too_large', `Files are limited to ${ctx.config.MEDIA_MAX_BYTES} bytes`, { limitBytes: ctx.config.MEDIA_MAX_BYTES });
+      }
+      return storeMedia(ctx.db, ctx.storage, team.id, { originalname: input.filename, mimetype: input.contentType, buffer }, ctx.config.baseUrl);
+    },
+  }),
+  tool({
+    name: 'media_list',
+    title: 'List files',
+    description: 'The team\'s media files (id, filename, contentType, size), a page at a time.',
+    app: 'core',
+    access: 'read',
+    input: pageQuerySchema,
+    run: ({ ctx, team }, page) => listMedia(ctx.db, team.id, page, ctx.config.baseUrl),
+  }),
+  sensitiveTool('media-delete', {
+    name: 'media_delete',
+    title: 'Delete a file',
+    description: `Deletes a media file that no artifact uses (detach it first). ${PENDING_NOTE}`,
+    app: 'core',
+  }),
+  tool({
+    name: 'secret_list',
+    title: 'List the agent\'s secrets',
+    description: 'The keys of the connected agent\'s secrets and when each was set. Values are never returned.',
+    app: 'core',
+    access: 'read',
+    input: z.strictObject({}),
+    run: async ({ ctx, team, agentId }) => ({ secrets: await listSecrets(ctx.db, team.id, agentId) }),
+  }),
+  tool({
+    name: 'secret_status',
+    title: 'Is a secret set?',
+    description: 'Whether the connected agent has a secret under this key, and when it was set. The value is never returned.',
+    app: 'core',
+    access: 'read',
+    input: secretKeyInputSchema,
+    run: ({ ctx, team, agentId }, { key }) => secretStatus(ctx.db, team.id, agentId, key),
+  }),
+  tool({
+    name: 'secret_set',
+    title: 'Set a secret',
+    description: 'Stores a secret for the connected agent (encrypted; an existing key is replaced). Answers the key\'s status only; the value cannot be read back.',
+    app: 'core',
+    access: 'write',
+    input: secretSetSchema,
+    run: ({ ctx, team, agentId, principal }, input) => setSecret(ctx.db, ctx.secretBox, team.id, agentId, input, principal.userId),
+  }),
+  sensitiveTool('secret-clear', {
+    name: 'secret_clear',
+    title: 'Clear a secret',
+    description: `Removes one of the connected agent's secrets. ${PENDING_NOTE}`,
+    app: 'core',
+  }),
+  tool({
+    name: 'check_warp_executions',
+    title: 'Check pending writes',
+    description: 'Where sensitive writes stand: pending_approval, running, succeeded (with result), failed (with error), declined or expired. Pass the executionIds that writes answered with; poll until none is pending_approval or running.',
+    app: 'core',
+    access: 'read',
+    input: executionsQuerySchema,
+    run: ({ ctx, team }, query) => checkExecutions(ctx, team.id, query),
+  }),
+];
+
+const artifactTools: Tool[] = [
+  tool({
+    name: 'create_artifact',
+    title: 'Create an artifact',
+    description: 'Creates a client deliverable (agreement, offer, concept, update, demo, file, other) with an optional url, password, extra link, contact and media (ids from media_upload; url and media are both optional). It is a draft unless status "ready"; only ready artifacts can be delivered.',
+    app: 'artifacts',
+    access: 'write',
+    input: artifactCreateSchema,
+    run: ({ ctx, team }, input) => createArtifact(ctx.db, team.id, input, ctx.config.baseUrl),
+  }),
+  tool({
+    name: 'list_artifacts',
+    title: 'List artifacts',
+    description: 'The team\'s artifacts, filtered by status, type, contactId or ids (comma-separated), a page at a time.',
+    app: 'artifacts',
+    access: 'read',
+    input: artifactListQuerySchema,
+    run: ({ ctx, team }, query) => listArtifacts(ctx.db, team.id, query, ctx.config.baseUrl),
+  }),
+  tool({
+    name: 'get_artifact',
+    title: 'Get an artifact',
+    description: 'One artifact with its media, status and delivery time.',
+    app: 'artifacts',
+    access: 'read',
+    input: z.strictObject({ artifactId: id('artifact') }),
+    run: ({ ctx, team }, { artifactId }) => getArtifact(ctx.db, team.id, artifactId, ctx.config.baseUrl),
+  }),
+  tool({
+    name: 'update_artifact',
+    title: 'Update an artifact',
+    description: 'Changes any field of an artifact (null clears an optional one); status draft→ready makes it deliverable, any→archived retires it. "sent" is reached only by deliver_artifacts.',
+    app: 'artifacts',
+    access: 'write',
+    input: artifactUpdateSchema.extend({ artifactId: id('artifact') }),
+    run: ({ ctx, team }, { artifactId, ...changes }) => updateArtifact(ctx.db, team.id, artifactId, changes, ctx.config.baseUrl),
+  }),
+  sensitiveTool('artifact-delete', {
+    name: 'delete_artifact',
+    title: 'Delete an artifact',
+    description: `Deletes an artifact for good. ${PENDING_NOTE}`,
+    app: 'artifacts',
+  }),
+  tool({
+    name: 'deliver_artifacts',
+    title: 'Deliver artifacts',
+    description: 'The only way to send artifacts to people: one message per recipient (the artifacts\' contacts, or contactIds) by email, sms or whatsapp, through the agent\'s integration. Artifacts must be ready. Auto mode answers the delivery records; manual mode answers { pending: true, executionId }: poll check_warp_executions and do not repeat the call.',
+    app: 'artifacts',
+    access: 'write',
+    input: deliverRequestSchema,
+    run: async ({ ctx, team, principal }, request) => (await deliverArtifacts(ctx, team, principal, request)).body,
+  }),
+];
+
+const campaignTools: Tool[] = [
+  tool({
+    name: 'create_campaign',
+    title: 'Create a campaign',
+    description: 'Creates a Draft campaign (email, sms, whatsapp or push) with content and an audience (segmentId, tags and/or contactIds). Placeholders like {{firstName}} are not inferred: map each in templateParams (static or contact field) or aiParams (written per contact by the agent). Then call preview_campaign_audience, then send_campaign.',
+    app: 'campaigns',
+    access: 'write',
+    input: campaignCreateSchema,
+    run: ({ ctx, team, principal }, input) => createCampaign(ctx, team, principal, input),
+  }),
+  tool({
+    name: 'preview_campaign_audience',
+    title: 'Preview a campaign audience',
+    description: 'How many contacts would receive a campaign and how many are skipped, by reason (pending_consent, opted_out, missing_channel). Give campaignId, or channel with segmentId / tags / contactIds. Call it before send_campaign.',
+    app: 'campaigns',
+    access: 'read',
+    input: audiencePreviewSchema,
+    run: ({ ctx, team }, input) => previewCampaignAudience(ctx.db, team.id, input),
+  }),
+  sensitiveTool('svc-campaign-send', {
+    name: 'send_campaign',
+    title: 'Send a campaign',
+    description: `Sends a Draft campaign (a WhatsApp one once its template is Approved) now, or at scheduledAt (ISO 8601, in the future). Answers the campaign (Sending or Scheduled); follow it with campaign_stats. ${PENDING_NOTE}`,
+    app: 'campaigns',
+  }),
+  tool({
+    name: 'list_campaigns',
+    title: 'List campaigns',
+    description: 'The team\'s campaigns with their status and counts, newest first; archived ones with archived "true".',
+    app: 'campaigns',
+    access: 'read',
+    input: campaignListQuerySchema,
+    run: ({ ctx, team }, query) => listCampaigns(ctx.db, team.id, query),
+  }),
+  tool({
+    name: 'campaign_stats',
+    title: 'Campaign stats',
+    description: 'A campaign\'s status and counts: recipients, sent, skipped (by reason), failed (by error), opened, clicked.',
+    app: 'campaigns',
+    access: 'read',
+    input: z.strictObject({ campaignId: id('campaign') }),
+    run: ({ ctx, team }, { campaignId }) => campaignStats(ctx.db, team.id, campaignId),
+  }),
+  sensitiveTool('svc-campaign-delete', {
+    name: 'delete_campaign',
+    title: 'Delete a campaign',
+    description: `Deletes a campaign that is not Sending (a Scheduled one is unscheduled). ${PENDING_NOTE}`,
+    app: 'campaigns',
+  }),
+];
+
+const contactTools: Tool[] = [
+  tool({
+    name: 'list_segments',
+    title: 'List segments',
+    description: 'The team\'s segments (saved audiences: tag, property, consent and activity conditions), a page at a time.',
+    app: 'contacts',
+    access: 'read',
+    input: pageQuerySchema,
+    run: ({ ctx, team }, page) => listSegments(ctx.db, team.id, page),
+  }),
+  tool({
+    name: 'create_segment',
+    title: 'Create a segment',
+    description: 'Saves an audience: a name, and conditions combined with match "all" or "any". Segments cannot be updated; create a new one and delete the old.',
+    app: 'contacts',
+    access: 'write',
+    input: segmentCreateSchema,
+    run: ({ ctx, team }, input) => createSegment(ctx.db, team.id, input),
+  }),
+  sensitiveTool('segment-delete', {
+    name: 'delete_segment',
+    title: 'Delete a segment',
+    description: `Deletes a segment that no unsent campaign uses. ${PENDING_NOTE}`,
+    app: 'contacts',
+  }),
+];
+
+/** Every live tool. A tool that does not work yet is not here, so no client ever lists it. */
+export const TOOLS: Tool[] = [...coreTools, ...artifactTools, ...campaignTools, ...contactTools];
+
+/** The tools a connection sees: the core ones and those of the installed apps (or of one app, at /mcp/apps/{slug}). */
+export function toolsFor(installed: Set<AppSlug>, onlyApp?: AppSlug): Tool[] {
+  return TOOLS.filter((t) => (onlyApp ? t.app === onlyApp || t.name === 'check_warp_executions' : t.app === 'core' || installed.has(t.app)));
+}
+
+/** The JSON Schema a client sees, generated from the zod schema the service (and the HTTP API) validates with. */
+export function inputJsonSchema(t: Tool): { type: 'object'; [key: string]: unknown } {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return { ...schema, type: 'object' };
+}

@@ -1,0 +1,198 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { z } from 'zod';
+import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
+import type { warpExecutionWorkflow } from '../workflows/warpExecution';
+import { clearSecret, secretKeyInputSchema } from './agentSecrets';
+import { deleteArtifact } from './artifacts';
+import { campaignSendSchema, deleteCampaign, sendCampaign } from './campaigns';
+import type { AppContext, TeamRef } from './context';
+import { claimExecution, dedupeKey, executionUrl, getExecution, updateExecution, WarpExecutionJson } from './deliveries';
+import type { ExecutionStatus } from './deliveryTypes';
+import { AppError } from './errors';
+import { newId } from './ids';
+import { deleteMedia } from './media';
+import { deleteSegment } from './segments';
+
+/** Who asks for a write: the team, the agent it acts as, and the user behind the credential. */
+export interface WarpCaller {
+  team: TeamRef;
+  agentId: string;
+  userId: string | null;
+}
+
+const id = z.string().min(1).max(100);
+
+interface SensitiveWrite<S extends z.ZodType> {
+  schema: S;
+  /** One line for the person who approves. */
+  describe(args: z.infer<S>): string;
+  /** `executionId`: the approved execution this run belongs to (null when the agent is in auto mode). */
+  run(ctx: AppContext, caller: WarpCaller, args: z.infer<S>, executionId: string | null): Promise<Record<string, unknown>>;
+  /** On a retried run, the error that says the first attempt already did the write. */
+  alreadyDone?(err: AppError): boolean;
+}
+
+const sensitive = <S extends z.ZodType>(write: SensitiveWrite<S>) => write;
+const gone = (err: AppError) => err.code === 'not_found';
+
+/**
+ * The writes that, for an agent in manual mode, wait for a person (DESIGN › Approvals): what
+ * reaches people outside the team, and what cannot be undone. Named after the spec's warps.
+ * Artifact delivery has its own workflow (its message is editable) and is not listed here.
+ */
+export const sensitiveWrites = {
+  'svc-campaign-send': sensitive({
+    schema: campaignSendSchema.extend({ campaignId: id }),
+    describe: (a) => `Send campaign ${a.campaignId}${a.scheduledAt ? ` at ${a.scheduledAt}` : ' now'}`,
+    run: async (ctx, caller, a, executionId) => ({ campaign: await sendCampaign(ctx, caller.team, a.campaignId, { scheduledAt: a.scheduledAt }, executionId) }),
+    alreadyDone: (err) => err.code === 'invalid_state' && ['sending', 'scheduled', 'completed', 'failed'].includes(String(err.details?.status)),
+  }),
+  'svc-campaign-delete': sensitive({
+    schema: z.strictObject({ campaignId: id }),
+    describe: (a) => `Delete campaign ${a.campaignId}`,
+    run: async (ctx, caller, a) => {
+      await deleteCampaign(ctx, caller.team.id, a.campaignId);
+      return { deleted: true, campaignId: a.campaignId };
+    },
+    alreadyDone: gone,
+  }),
+  'artifact-delete': sensitive({
+    schema: z.strictObject({ artifactId: id }),
+    describe: (a) => `Delete artifact ${a.artifactId}`,
+    run: async (ctx, caller, a) => {
+      await deleteArtifact(ctx.db, caller.team.id, a.artifactId);
+      return { deleted: true, artifactId: a.artifactId };
+    },
+    alreadyDone: gone,
+  }),
+  'segment-delete': sensitive({
+    schema: z.strictObject({ segmentId: id }),
+    describe: (a) => `Delete segment ${a.segmentId}`,
+    run: async (ctx, caller, a) => {
+      await deleteSegment(ctx.db, caller.team.id, a.segmentId);
+      return { deleted: true, segmentId: a.segmentId };
+    },
+    alreadyDone: gone,
+  }),
+  'media-delete': sensitive({
+    schema: z.strictObject({ mediaId: id }),
+    describe: (a) => `Delete file ${a.mediaId}`,
+    run: async (ctx, caller, a) => {
+      await deleteMedia(ctx.db, ctx.storage, caller.team.id, a.mediaId);
+      return { deleted: true, mediaId: a.mediaId };
+    },
+    alreadyDone: gone,
+  }),
+  'secret-clear': sensitive({
+    schema: secretKeyInputSchema,
+    describe: (a) => `Clear the agent's secret ${a.key}`,
+    run: async (ctx, caller, a) => ({ secret: await clearSecret(ctx.db, caller.team.id, caller.agentId, a.key) }),
+  }),
+};
+export type SensitiveWarp = keyof typeof sensitiveWrites;
+export const warpArgsSchema = <W extends SensitiveWarp>(warp: W) => sensitiveWrites[warp].schema as (typeof sensitiveWrites)[W]['schema'];
+
+/** What the warp-execution workflow is started with. */
+export interface WarpExecutionInput {
+  executionId: string;
+  warp: SensitiveWarp;
+  approvalTimeoutMs: number;
+}
+
+export const warpWorkflowId = (executionId: string) => `warp-${executionId}`;
+
+/** The answer to a sensitive write that waits for a person (the spec's `pending: true`). */
+export const pendingWriteSchema = z.object({
+  pending: z.literal(true),
+  executionId: z.string(),
+  warp: z.string(),
+  status: z.literal('pending_approval'),
+  statusUrl: z.url(),
+  message: z.string(),
+});
+export type PendingWrite = z.infer<typeof pendingWriteSchema>;
+
+/**
+ * A sensitive write by an agent in manual mode: opens (or finds, for a retry) its execution and
+ * starts the workflow that waits for `approve` / `decline`.
+ */
+export async function requestApproval(ctx: AppContext, caller: WarpCaller, warp: SensitiveWarp, args: unknown): Promise<PendingWrite> {
+  const write = sensitiveWrites[warp] as SensitiveWrite<z.ZodType>;
+  const claimed = await claimExecution(ctx.db, {
+    id: newId('wx'), team_id: caller.team.id, agent_id: caller.agentId, warp, status: 'pending_approval', input: JSON.stringify(args),
+    created_by: caller.userId, dedupe_key: dedupeKey(caller.agentId, warp, args),
+    approval_expires_at: ctx.db.raw(`now() + make_interval(secs => ?)`, [ctx.config.APPROVAL_TTL_SECONDS]),
+  }, warpWorkflowId);
+  const statusUrl = executionUrl(ctx.config.baseUrl, claimed.id);
+  const answer: PendingWrite = {
+    pending: true, executionId: claimed.id, warp, status: 'pending_approval', statusUrl,
+    message: `${write.describe(args)}: waiting for a person to approve. Poll check_warp_executions with this executionId; do not repeat the call.`,
+  };
+  // A retry whose first call died before the start starts it now; a started one is left alone.
+  const client = await ctx.temporal.client();
+  try {
+    await client.workflow.start<typeof warpExecutionWorkflow>('warpExecutionWorkflow', {
+      workflowId: claimed.workflowId,
+      taskQueue: ctx.temporal.taskQueue,
+      args: [{ executionId: claimed.id, warp, approvalTimeoutMs: ctx.config.APPROVAL_TTL_SECONDS * 1000 }],
+      typedSearchAttributes: [{ key: TeamSlugKey, value: caller.team.slug }, { key: JobTypeKey, value: warp }, { key: BusinessIdKey, value: claimed.id }],
+      staticSummary: `${warp} ${claimed.id} for team ${caller.team.slug}: ${write.describe(args)} (waiting for approval)`,
+      staticDetails: `Warp execution **${claimed.id}**. Status: GET ${statusUrl}`,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
+      if (claimed.created) {
+        await updateExecution(ctx.db, claimed.id, { status: 'failed', error: { error: { code: 'temporal_unavailable', message: 'The workflow could not be started' } } });
+      }
+      throw new AppError(503, 'temporal_unavailable', 'The workflow service is unavailable; retry the request', { executionId: claimed.id }, { 'Retry-After': '5' });
+    }
+  }
+  return answer;
+}
+
+/** A sensitive write by an agent in auto mode: done at once. */
+export function runSensitiveWrite(ctx: AppContext, caller: WarpCaller, warp: SensitiveWarp, args: unknown) {
+  return (sensitiveWrites[warp] as SensitiveWrite<z.ZodType>).run(ctx, caller, args, null);
+}
+
+/**
+ * The approved write, run by the worker and recorded on its execution. A rule it breaks now (the
+ * campaign was sent meanwhile) settles it as failed with that error; a retry after a crash that
+ * finds the write already done settles it as succeeded.
+ */
+export async function runApprovedWrite(ctx: AppContext, executionId: string, attempt: number): Promise<ExecutionStatus> {
+  const row = await ctx.db('warp_executions').join('teams', 'teams.id', 'warp_executions.team_id').where('warp_executions.id', executionId)
+    .first('warp_executions.*', 'teams.slug as team_slug', 'teams.plan as team_plan');
+  if (row.status !== 'running') return row.status;
+  const write = sensitiveWrites[row.warp as SensitiveWarp] as SensitiveWrite<z.ZodType>;
+  const caller: WarpCaller = { team: { id: row.team_id, slug: row.team_slug, plan: row.team_plan }, agentId: row.agent_id, userId: row.created_by };
+  let outcome: { status: 'succeeded'; result: Record<string, unknown> } | { status: 'failed'; error: unknown };
+  try {
+    outcome = { status: 'succeeded', result: await write.run(ctx, caller, write.schema.parse(row.input), executionId) };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    outcome = attempt > 1 && write.alreadyDone?.(err)
+      ? { status: 'succeeded', result: { alreadyDone: true } }
+      : { status: 'failed', error: err.toBody() };
+  }
+  await updateExecution(ctx.db, executionId, outcome);
+  return outcome.status;
+}
+
+export const executionsQuerySchema = z.strictObject({
+  executionIds: z.array(id).min(1).max(50).optional()
+    .describe('The executionIds that sensitive writes answered with; omitted: the team\'s latest executions'),
+  status: z.enum(['pending_approval', 'running', 'succeeded', 'failed', 'declined', 'expired']).optional(),
+  limit: z.number().int().min(1).max(50).default(20),
+});
+
+/** Executions as `check_warp_executions` reports them, newest first; unknown ids are listed apart. */
+export async function checkExecutions(ctx: AppContext, teamId: string, query: z.infer<typeof executionsQuerySchema>) {
+  const q = ctx.db('warp_executions').where({ team_id: teamId }).orderBy('seq', 'desc').limit(query.limit);
+  if (query.executionIds) q.whereIn('id', query.executionIds);
+  if (query.status) q.where({ status: query.status });
+  const ids: string[] = await q.pluck('id');
+  const executions: WarpExecutionJson[] = await Promise.all(ids.map((executionId) => getExecution(ctx, teamId, executionId)));
+  const unknown = (query.executionIds ?? []).filter((executionId) => !ids.includes(executionId));
+  return { executions, ...(unknown.length ? { unknownExecutionIds: unknown } : {}) };
+}
