@@ -20,6 +20,10 @@ import { idempotencyKeySchema } from '../services/idempotency';
 import { createJobSchema, jobAcceptedSchema, jobSchema } from '../services/jobs';
 import { jobTypeNames } from '../services/jobTypes';
 import { pageQuerySchema, pageSchema } from '../services/pagination';
+import { secretKeySchema, secretSetSchema, secretStatusSchema } from '../services/agentSecrets';
+import { appSchema, appSlugSchema } from '../services/apps';
+import { creditUsageSchema } from '../services/credits';
+import { teamSchema, teamUpdateSchema } from '../services/teams';
 
 /**
  * The API's description document (OpenAPI 3.0, version 1.0.0 as the spec says), built from the
@@ -146,6 +150,15 @@ export function buildOpenApiDocument(baseUrl: string, authUrl: string) {
     { method: 'patch', path: '/agents/{agentId}', summary: "Rename an agent or set its mode (auto | manual)", params: agentId, body: agentUpdateSchema, responses: { 200: json(agentSchema, 'The agent') } },
     { method: 'get', path: '/agents/{agentId}/integrations', summary: "An agent's channel integrations (secrets never shown)", params: agentId, responses: { 200: json(z.object({ data: z.array(integrationSchema) }), 'The integrations') } },
     { method: 'put', path: '/agents/{agentId}/integrations/{channel}', summary: "Set an agent's integration for email, sms, whatsapp or push", params: agentId.extend({ channel: z.string() }), body: integrationInputSchema, responses: { 200: json(integrationSchema, 'The integration') } },
+    { method: 'get', path: '/agents/{agentId}/secrets', summary: "An agent's secrets: keys and status, never values", params: agentId, responses: { 200: json(z.object({ data: z.array(secretStatusSchema) }), 'The secrets') } },
+    { method: 'put', path: '/agents/{agentId}/secrets/{key}', summary: 'Set (or replace) a secret; stored encrypted, never returned', params: agentId.extend({ key: secretKeySchema }), body: secretSetSchema.pick({ value: true }), responses: { 200: json(secretStatusSchema, 'The secret\'s status') } },
+    { method: 'delete', path: '/agents/{agentId}/secrets/{key}', summary: 'Clear a secret (idempotent)', params: agentId.extend({ key: secretKeySchema }), responses: { 200: json(secretStatusSchema, 'The secret\'s status') } },
+    { method: 'get', path: '/team', summary: 'The team of X-Team-Slug', responses: { 200: json(teamSchema, 'The team') } },
+    { method: 'patch', path: '/team', summary: 'Rename the team, describe it, or list it publicly (list_public_teams)', body: teamUpdateSchema, responses: { 200: json(teamSchema, 'The team') } },
+    { method: 'get', path: '/apps', summary: 'The native apps and which the team installed (each adds its MCP tools)', responses: { 200: json(z.object({ data: z.array(appSchema) }), 'The apps') } },
+    { method: 'put', path: '/apps/{appSlug}', summary: 'Install an app: its tools join the team\'s MCP tools/list (idempotent)', params: z.object({ appSlug: appSlugSchema }), responses: { 200: json(appSchema, 'The app') } },
+    { method: 'delete', path: '/apps/{appSlug}', summary: 'Uninstall an app: its tools leave tools/list', params: z.object({ appSlug: appSlugSchema }), responses: { 200: json(appSchema, 'The app') } },
+    { method: 'get', path: '/credits', summary: 'MCP credits of the current billing cycle (reads cost 1, writes 2)', responses: { 200: json(creditUsageSchema, 'The usage') } },
     { method: 'get', path: '/warp-executions/{executionId}', summary: 'Read a warp execution (pending_approval, running, succeeded, failed, declined, expired)', params: executionId, responses: { 200: json(warpExecutionSchema, 'The execution') } },
     { method: 'post', path: '/warp-executions/{executionId}/approve', summary: 'Approve, optionally editing message and subject (API tokens only: people approve)', params: executionId, body: approvalEditsSchema, responses: { 200: json(warpExecutionSchema, 'The execution') } },
     { method: 'post', path: '/warp-executions/{executionId}/decline', summary: 'Decline', params: executionId, body: declineSchema, responses: { 200: json(warpExecutionSchema, 'The execution') } },

@@ -15,12 +15,12 @@ describe('the description document and the responses it describes', () => {
     expect(doc.openapi).toBe('3.0.3');
     expect(doc.info.version).toBe('1.0.0');
     expect(doc.servers).toEqual([{ url: suite.server.baseUrl }]);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/agents', '/agents/{agentId}', '/agents/{agentId}/integrations', '/agents/{agentId}/integrations/{channel}', '/api-tokens', '/api-tokens/{tokenId}',
+    expect(Object.keys(doc.paths).sort()).toEqual(['/agents', '/agents/{agentId}', '/agents/{agentId}/integrations', '/agents/{agentId}/integrations/{channel}', '/agents/{agentId}/secrets', '/agents/{agentId}/secrets/{key}', '/api-tokens', '/api-tokens/{tokenId}', '/apps', '/apps/{appSlug}',
       '/artifacts', '/artifacts/deliver', '/artifacts/{artifactId}', '/campaigns', '/campaigns/audience-preview', '/campaigns/{campaignId}',
       '/campaigns/{campaignId}/archive', '/campaigns/{campaignId}/cancel-schedule', '/campaigns/{campaignId}/cancel-send', '/campaigns/{campaignId}/cards', '/campaigns/{campaignId}/recipients',
       '/campaigns/{campaignId}/retry', '/campaigns/{campaignId}/send', '/campaigns/{campaignId}/send-test', '/campaigns/{campaignId}/stats',
-      '/campaigns/{campaignId}/unarchive', '/campaigns/{campaignId}/whatsapp/refresh', '/campaigns/{campaignId}/whatsapp/submit', '/contacts', '/contacts/{contactId}', '/contacts/{contactId}/orders', '/deliveries', '/jobs', '/jobs/{jobId}', '/media', '/media/{mediaId}', '/media/{mediaId}/content',
-      '/outbox', '/segments', '/segments/{segmentId}', '/segments/{segmentId}/contacts', '/warp-executions/{executionId}', '/warp-executions/{executionId}/approval-link', '/warp-executions/{executionId}/approve',
+      '/campaigns/{campaignId}/unarchive', '/campaigns/{campaignId}/whatsapp/refresh', '/campaigns/{campaignId}/whatsapp/submit', '/contacts', '/contacts/{contactId}', '/contacts/{contactId}/orders', '/credits', '/deliveries', '/jobs', '/jobs/{jobId}', '/media', '/media/{mediaId}', '/media/{mediaId}/content',
+      '/outbox', '/segments', '/segments/{segmentId}', '/segments/{segmentId}/contacts', '/team', '/warp-executions/{executionId}', '/warp-executions/{executionId}/approval-link', '/warp-executions/{executionId}/approve',
       '/warp-executions/{executionId}/decline']);
     expect(doc.paths['/contacts'].post.requestBody.content['application/json'].schema.properties.email.format).toBe('email');
     expect(doc.paths['/agents'].get.parameters.find((p: { name: string }) => p.name === 'limit').schema).toMatchObject({ minimum: 1, maximum: 100, default: 25 });

@@ -61,6 +61,10 @@ describe('team isolation matrix', () => {
     for (let i = 0; i < 100 && (await apiA.get(`/campaigns/${a.sentCampaignId}`)).body.status === 'sending'; i++) await new Promise((r) => setTimeout(r, 100));
     await apiA.call('PATCH', `/agents/${teamA.agentId}`, { mode: 'manual' });
     a.pendingExecutionId = (await apiA.post('/artifacts/deliver', { artifactIds: [a.artifactId], message: 'Pending', integration: 'email' })).body.executionId;
+    // MCP: A installed an app and spent credits.
+    await apiA.call('PUT', '/apps/campaigns');
+    await db('credit_usage').insert({ team_id: teamA.teamId, cycle_start: new Date().toISOString().slice(0, 8) + '01', used: 7, calls: 4 });
+    await apiA.call('PUT', `/agents/${teamA.agentId}/secrets/A_KEY`, { value: 'a-secret' });
     ({ token: a.oauthToken, client: a.client } = await teamClientToken(teamA));
     ({ token: b.oauthToken, client: b.client } = await teamClientToken(teamB));
   });
@@ -97,6 +101,15 @@ describe('team isolation matrix', () => {
     { endpoint: 'PATCH /agents/{id}', method: 'PATCH', operation: 'PATCH /agents/{agentId}', path: () => `/agents/${teamA.agentId}`, body: () => ({ mode: 'auto' }), check: notFound },
     { endpoint: 'GET /agents/{id}/integrations', method: 'GET', operation: 'GET /agents/{agentId}/integrations', path: () => `/agents/${teamA.agentId}/integrations`, check: notFound },
     { endpoint: 'PUT /agents/{id}/integrations/email', method: 'PUT', operation: 'PUT /agents/{agentId}/integrations/{channel}', path: () => `/agents/${teamA.agentId}/integrations/email`, body: () => ({ provider: 'sandbox' }), check: notFound },
+    { endpoint: 'GET /agents/{id}/secrets', method: 'GET', operation: 'GET /agents/{agentId}/secrets', path: () => `/agents/${teamA.agentId}/secrets`, check: notFound },
+    { endpoint: 'PUT /agents/{id}/secrets/{key}', method: 'PUT', operation: 'PUT /agents/{agentId}/secrets/{key}', path: () => `/agents/${teamA.agentId}/secrets/A_KEY`, body: () => ({ value: 'b' }), check: notFound },
+    { endpoint: 'DELETE /agents/{id}/secrets/{key}', method: 'DELETE', operation: 'DELETE /agents/{agentId}/secrets/{key}', path: () => `/agents/${teamA.agentId}/secrets/A_KEY`, check: notFound },
+    { endpoint: 'GET /team', method: 'GET', operation: 'GET /team', path: () => '/team', check: (s, body) => { expect(s).toBe(200); expect(body.slug).toBe(teamB.slug); } },
+    { endpoint: 'PATCH /team', method: 'PATCH', operation: 'PATCH /team', path: () => '/team', body: () => ({ description: 'B' }), check: (s, body) => { expect(s).toBe(200); expect(body.slug).toBe(teamB.slug); } },
+    { endpoint: 'GET /apps', method: 'GET', operation: 'GET /apps', path: () => '/apps', check: (s, body) => { expect(s).toBe(200); expect(body.data.find((x: any) => x.slug === 'campaigns').installed).toBe(false); } },
+    { endpoint: 'PUT /apps/{slug}', method: 'PUT', operation: 'PUT /apps/{appSlug}', path: () => '/apps/contacts', check: (s, body) => { expect(s).toBe(200); expect(body).toMatchObject({ slug: 'contacts', installed: true }); } },
+    { endpoint: 'DELETE /apps/{slug} (A installed it)', method: 'DELETE', operation: 'DELETE /apps/{appSlug}', path: () => '/apps/campaigns', check: (s, body) => { expect(s).toBe(200); expect(body.installed).toBe(false); } },
+    { endpoint: 'GET /credits', method: 'GET', operation: 'GET /credits', path: () => '/credits', check: (s, body) => { expect(s).toBe(200); expect(body).toMatchObject({ used: 0, calls: 0 }); } },
     { endpoint: 'GET /contacts', method: 'GET', operation: 'GET /contacts', path: () => '/contacts?limit=100', check: excludes('id', () => a.contactId) },
     { endpoint: 'GET /contacts/{id}', method: 'GET', operation: 'GET /contacts/{contactId}', path: () => `/contacts/${a.contactId}`, check: notFound },
     {
@@ -193,6 +206,14 @@ describe('team isolation matrix', () => {
     const covered = rows.map((r) => r.operation);
     expect(teamOperations.length).toBeGreaterThanOrEqual(rows.length);
     for (const operation of teamOperations) expect(covered).toContain(operation);
+  });
+
+  it('what B did to its own team and apps left A\'s apps, secrets and credits as they were', async () => {
+    const apiA = apiClient(server.baseUrl, teamA);
+    expect((await apiA.get('/apps')).body.data.find((x: any) => x.slug === 'campaigns').installed).toBe(true);
+    expect((await apiA.get(`/agents/${teamA.agentId}/secrets`)).body.data.map((x: any) => x.key)).toEqual(['A_KEY']);
+    expect((await apiA.get('/credits')).body).toMatchObject({ used: 7, calls: 4 });
+    expect((await apiA.get('/team')).body).toMatchObject({ slug: teamA.slug, description: null });
   });
 
   it('API tokens: B lists only its own, and cannot revoke A\'s (404; A\'s token keeps working)', async () => {

@@ -288,6 +288,32 @@ describe('MCP', () => {
     expect((await suite.api.get('/credits')).body.used).toBe(before.used + 3);
   });
 
+  it('another team\'s connection sees nothing of this team through any tool', async () => {
+    await installAll();
+    const mine = await ok(mcp, 'create_artifact', { title: 'Private' });
+    const pendingId = (await suite.db('warp_executions').where({ team_id: suite.team.teamId }).first('id')).id;
+    const campaignId = (await suite.db('campaigns').where({ team_id: suite.team.teamId }).first('id')).id;
+    const other = await newTeam(suite.db, 'mcp-iso');
+    await suite.db('teams').where({ id: other.teamId }).update({ plan: 'pro' });
+    for (const app of ['artifacts', 'campaigns', 'contacts']) await suite.db('team_apps').insert({ team_id: other.teamId, app });
+    const theirs = await mcpClient(mcpUrl, other.token);
+    try {
+      expect(await failing(theirs, 'get_artifact', { artifactId: mine.id })).toMatchObject({ code: 'not_found' });
+      expect(await failing(theirs, 'update_artifact', { artifactId: mine.id, title: 'x' })).toMatchObject({ code: 'not_found' });
+      expect(await failing(theirs, 'delete_artifact', { artifactId: mine.id })).toMatchObject({ code: 'not_found' });
+      expect((await ok(theirs, 'list_artifacts', { ids: mine.id })).data).toEqual([]);
+      expect(await failing(theirs, 'campaign_stats', { campaignId })).toMatchObject({ code: 'not_found' });
+      expect(await failing(theirs, 'send_campaign', { campaignId })).toMatchObject({ code: 'not_found' });
+      expect(await ok(theirs, 'check_warp_executions', { executionIds: [pendingId] })).toEqual({ executions: [], unknownExecutionIds: [pendingId] });
+      expect((await ok(theirs, 'check_warp_executions')).executions).toEqual([]);
+      expect((await ok(theirs, 'svc_list_agents')).data.map((a: any) => a.uuid)).toEqual([other.agentId]);
+      expect((await ok(theirs, 'media_list', { limit: 100 })).data).toEqual([]);
+    } finally {
+      await theirs.close();
+    }
+    expect((await suite.api.get(`/artifacts/${mine.id}`)).body.title).toBe('Private');
+  });
+
   it('credits: reads cost 1 and writes 2; at the allowance a call answers credits_exhausted and does nothing; usage through the API', async () => {
     const team = await newTeam(suite.db, 'mcp-credits');
     await suite.db('team_apps').insert({ team_id: team.teamId, app: 'contacts' });

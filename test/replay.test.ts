@@ -11,11 +11,11 @@ describe('workflow determinism (replay)', () => {
   const dir = path.join(__dirname, 'replay', 'histories');
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 
-  it('has saved histories for each kind of job run, each way a delivery ends, and campaign runs', () => {
+  it('has saved histories for each kind of job run, each way a delivery or another approval ends, and campaign runs', () => {
     expect(files).toEqual([
       'campaign-schedule-cancelled.json', 'campaign-send.json', 'contacts-export.json', 'contacts-import-cancelled.json', 'contacts-import.json',
       'delivery-auto.json', 'delivery-declined.json', 'delivery-expired.json', 'delivery-manual-approved.json',
-      'knowledge-ingest.json',
+      'knowledge-ingest.json', 'warp-approved.json', 'warp-declined.json', 'warp-expired.json',
     ]);
   });
 
