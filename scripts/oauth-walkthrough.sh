@@ -3,6 +3,7 @@
 # two forms). Run it against `npm start`: bash scripts/oauth-walkthrough.sh [http://localhost:3000]
 # Needs curl, jq and openssl.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 AUTH=${1:-http://localhost:3000}
 REDIRECT=http://127.0.0.1:8976/callback
 PASSWORD='correct horse battery staple'
@@ -28,17 +29,7 @@ AUTHZ="$AUTH/oauth/authorize?response_type=code&client_id=$CLIENT_ID&redirect_ur
 echo "$AUTHZ"
 
 echo '# 5. What the browser does: sign in, allow, land on the redirect URI with code, state and iss'
-JAR=$(mktemp); trap 'rm -f "$JAR"' EXIT
-field() { grep -o "name=\"$1\" value=\"[^\"]*\"" | head -1 | sed 's/.*value="//;s/"$//'; }
-PAGE=$(curl -s -c "$JAR" -b "$JAR" "$AUTHZ")
-REQUEST_ID=$(field request_id <<<"$PAGE"); CSRF=$(field csrf_token <<<"$PAGE")
-CONSENT=$(curl -s -c "$JAR" -b "$JAR" -o /dev/null -w '%{redirect_url}' "$AUTH/oauth/authorize/login" \
-  --data-urlencode "request_id=$REQUEST_ID" --data-urlencode "csrf_token=$CSRF" \
-  --data-urlencode "email=$EMAIL" --data-urlencode "password=$PASSWORD")
-AGENT=$(curl -s -c "$JAR" -b "$JAR" "$CONSENT" | grep -o 'name="agent" value="[^"]*" checked' | sed 's/.*value="//;s/" checked//')
-CALLBACK=$(curl -s -c "$JAR" -b "$JAR" -o /dev/null -w '%{redirect_url}' "$AUTH/oauth/authorize/consent" \
-  --data-urlencode "request_id=$REQUEST_ID" --data-urlencode "csrf_token=$CSRF" \
-  --data-urlencode decision=approve --data-urlencode "agent=$AGENT")
+CALLBACK=$(sign_in_and_allow "$AUTH" "$AUTHZ" "$EMAIL" "$PASSWORD")
 echo "$CALLBACK"
 CODE=$(sed 's/.*[?&]code=\([^&]*\).*/\1/' <<<"$CALLBACK")
 
