@@ -1,3 +1,4 @@
+import cors from 'cors';
 import express, { Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { AppContext } from '../services/context';
@@ -37,6 +38,14 @@ export function createApp(ctx: AppContext): Express {
     res.status(db && temporal ? 200 : 503).json({ ok: db && temporal, db, temporal });
   });
 
+  // Browser-based MCP hosts (the MCP Inspector, web agents) discover, register, exchange codes and
+  // call MCP from another origin; these answer any origin, with bearer tokens and no cookies.
+  app.use(['/.well-known', '/oauth/register', '/oauth/token', '/mcp'], cors({
+    origin: '*',
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID', 'X-Team-Slug'],
+    exposedHeaders: ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+    maxAge: 600,
+  }));
   app.use(authRouter(ctx));
   app.use(mcpRouter(ctx));
 

@@ -197,6 +197,20 @@ describe('MCP authentication and endpoints', () => {
     expect(((await notRpc.json()) as any).error.code).toBe(-32700);
   });
 
+  it('browser-based hosts may call discovery, registration, the token endpoint and MCP from another origin', async () => {
+    const preflight = await fetch(`${mcpUrl}`, { method: 'OPTIONS', headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('Mcp-Protocol-Version');
+    const unauthorized = await fetch(`${mcpUrl}`, { method: 'POST', headers: { origin: 'http://localhost:6274', 'content-type': 'application/json' }, body: '{}' });
+    expect(unauthorized.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server']) {
+      expect((await fetch(`${issuer}${path}`, { headers: { origin: 'http://localhost:6274' } })).headers.get('access-control-allow-origin')).toBe('*');
+    }
+    // The sign-in pages are not for other origins.
+    expect((await fetch(`${issuer}/oauth/authorize`, { headers: { origin: 'http://localhost:6274' } })).headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('serves the server card: name, transport, authentication and a preview of every live tool', async () => {
     const card = (await (await fetch(`${issuer}/.well-known/mcp/server-card.json`)).json()) as any;
     expect(card).toMatchObject({
