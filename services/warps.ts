@@ -33,7 +33,21 @@ interface SensitiveWrite<S extends z.ZodType> {
 }
 
 const sensitive = <S extends z.ZodType>(write: SensitiveWrite<S>) => write;
-const gone = (err: AppError) => err.code === 'not_found';
+
+/** Deleting one thing by its id; a retry that finds it gone already did it. */
+function deletion<K extends string>(idKey: K, what: string, remove: (ctx: AppContext, team: TeamRef, id: string) => Promise<void>) {
+  const schema = z.strictObject({ [idKey]: id } as { [P in K]: typeof id });
+  return sensitive({
+    schema,
+    describe: (a) => `Delete ${what} ${(a as Record<K, string>)[idKey]}`,
+    run: async (ctx, caller, a) => {
+      const target = (a as Record<K, string>)[idKey];
+      await remove(ctx, caller.team, target);
+      return { deleted: true, [idKey]: target };
+    },
+    alreadyDone: (err) => err.code === 'not_found',
+  });
+}
 
 /**
  * The writes that, for an agent in manual mode, wait for a person (DESIGN › Approvals): what
@@ -47,42 +61,10 @@ export const sensitiveWrites = {
     run: async (ctx, caller, a, executionId) => ({ campaign: await sendCampaign(ctx, caller.team, a.campaignId, { scheduledAt: a.scheduledAt }, executionId) }),
     alreadyDone: (err) => err.code === 'invalid_state' && ['sending', 'scheduled', 'completed', 'failed'].includes(String(err.details?.status)),
   }),
-  'svc-campaign-delete': sensitive({
-    schema: z.strictObject({ campaignId: id }),
-    describe: (a) => `Delete campaign ${a.campaignId}`,
-    run: async (ctx, caller, a) => {
-      await deleteCampaign(ctx, caller.team.id, a.campaignId);
-      return { deleted: true, campaignId: a.campaignId };
-    },
-    alreadyDone: gone,
-  }),
-  'artifact-delete': sensitive({
-    schema: z.strictObject({ artifactId: id }),
-    describe: (a) => `Delete artifact ${a.artifactId}`,
-    run: async (ctx, caller, a) => {
-      await deleteArtifact(ctx.db, caller.team.id, a.artifactId);
-      return { deleted: true, artifactId: a.artifactId };
-    },
-    alreadyDone: gone,
-  }),
-  'segment-delete': sensitive({
-    schema: z.strictObject({ segmentId: id }),
-    describe: (a) => `Delete segment ${a.segmentId}`,
-    run: async (ctx, caller, a) => {
-      await deleteSegment(ctx.db, caller.team.id, a.segmentId);
-      return { deleted: true, segmentId: a.segmentId };
-    },
-    alreadyDone: gone,
-  }),
-  'media-delete': sensitive({
-    schema: z.strictObject({ mediaId: id }),
-    describe: (a) => `Delete file ${a.mediaId}`,
-    run: async (ctx, caller, a) => {
-      await deleteMedia(ctx.db, ctx.storage, caller.team.id, a.mediaId);
-      return { deleted: true, mediaId: a.mediaId };
-    },
-    alreadyDone: gone,
-  }),
+  'svc-campaign-delete': deletion('campaignId', 'campaign', (ctx, team, campaignId) => deleteCampaign(ctx, team.id, campaignId)),
+  'artifact-delete': deletion('artifactId', 'artifact', (ctx, team, artifactId) => deleteArtifact(ctx.db, team.id, artifactId)),
+  'segment-delete': deletion('segmentId', 'segment', (ctx, team, segmentId) => deleteSegment(ctx.db, team.id, segmentId)),
+  'media-delete': deletion('mediaId', 'file', (ctx, team, mediaId) => deleteMedia(ctx.db, ctx.storage, team.id, mediaId)),
   'secret-clear': sensitive({
     schema: secretKeyInputSchema,
     describe: (a) => `Clear the agent's secret ${a.key}`,
@@ -195,4 +177,14 @@ export async function checkExecutions(ctx: AppContext, teamId: string, query: z.
   const executions: WarpExecutionJson[] = await Promise.all(ids.map((executionId) => getExecution(ctx, teamId, executionId)));
   const unknown = (query.executionIds ?? []).filter((executionId) => !ids.includes(executionId));
   return { executions, ...(unknown.length ? { unknownExecutionIds: unknown } : {}) };
+}
+
+/** What the approval page shows a person: what they approve, in words. */
+export function approvalSummary(row: { warp: string; input: unknown; draft: { subject?: string; message: string; links: string } | null }): { noun: string; lines: string[] } {
+  if (row.warp === 'artifact-deliver') {
+    return { noun: 'delivery', lines: [row.draft?.subject ? `Subject: ${row.draft.subject}` : '', row.draft?.message ?? '', row.draft?.links ?? ''].filter(Boolean) };
+  }
+  const write = sensitiveWrites[row.warp as SensitiveWarp] as SensitiveWrite<z.ZodType> | undefined;
+  const parsed = write?.schema.safeParse(row.input);
+  return { noun: 'request', lines: [parsed?.success ? `${write!.describe(parsed.data)}.` : row.warp, `Asked by an agent (${row.warp}).`] };
 }

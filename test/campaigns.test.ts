@@ -116,7 +116,7 @@ describe('campaigns', () => {
     expect((await suite.api.post(`/campaigns/${campaign.id}/send`, {})).status).toBe(409);
   });
 
-  it('a provider refusal fails that recipient (Failed); retry takes exactly the retryable ones and dispatches again', async () => {
+  it('a provider refusal fails that recipient (Failed, no longer editable); retry takes exactly the retryable ones and dispatches again', async () => {
     const [ok, refused] = [await contact(), await contact()];
     const noEmail = await contact();
     await suite.api.call('PATCH', `/contacts/${noEmail.id}`, { email: null });
@@ -131,6 +131,8 @@ describe('campaigns', () => {
     expect(failedRows).toHaveLength(1);
     expect(failedRows[0]).toMatchObject({ retryable: true, error: { error: { code: 'provider_rejected' } } });
     const refusedOne = failedRows[0].contactId;
+    const editFailed = await suite.api.call('PATCH', `/campaigns/${campaign.id}`, { name: 'edit after failure' });
+    expect([editFailed.status, editFailed.body.error.code]).toEqual([409, 'invalid_state']);
 
     const fixedEmail = `fixed-${Date.now()}@example.test`;
     await suite.api.call('PATCH', `/contacts/${noEmail.id}`, { email: fixedEmail });
@@ -275,7 +277,7 @@ describe('campaigns', () => {
     }
   });
 
-  it('archive only Completed or Failed (it leaves the active list); delete not while Sending; WhatsApp needs Approved to send', async () => {
+  it('archive only Completed or Failed (it leaves the active list); delete, edit and cancel schedule not while Sending; WhatsApp needs Approved to send', async () => {
     const who = await contact();
     const draft = (await emailCampaign([who.id])).body;
     expect((await suite.api.post(`/campaigns/${draft.id}/archive`)).status).toBe(409);
@@ -295,6 +297,10 @@ describe('campaigns', () => {
     await suite.api.post(`/campaigns/${sending.id}/send`, {});
     const blocked = await suite.api.call('DELETE', `/campaigns/${sending.id}`);
     expect([blocked.status, blocked.body.error.code]).toEqual([409, 'invalid_state']);
+    const editSending = await suite.api.call('PATCH', `/campaigns/${sending.id}`, { content: 'changed mid-send' });
+    expect([editSending.status, editSending.body.error.code]).toEqual([409, 'invalid_state']);
+    const unschedule = await suite.api.post(`/campaigns/${sending.id}/cancel-schedule`);
+    expect([unschedule.status, unschedule.body.error.code]).toEqual([409, 'invalid_state']);
     suite.fake.latencyMs = 0;
     await until(sending.id, finished);
 

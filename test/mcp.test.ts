@@ -256,7 +256,12 @@ describe('MCP', () => {
       // Declined is settled: the same write asked again opens a new execution.
       const again = await ok(mcp, 'delete_artifact', { artifactId: artifact.id });
       expect(again.executionId).not.toBe(pending.executionId);
-      await suite.api.post(`/warp-executions/${again.executionId}/approve`, {});
+      // This time a person approves by the signed link: the page says what the agent asked for.
+      const link = (await suite.api.post(`/warp-executions/${again.executionId}/approval-link`)).body;
+      const page = await (await fetch(link.url)).text();
+      expect(page).toContain(`Delete artifact ${artifact.id}`);
+      const decided = await fetch(link.url, { method: 'POST', body: new URLSearchParams({ decision: 'approve' }) });
+      expect(decided.status).toBe(200);
       expect(await settled(again.executionId)).toMatchObject({ status: 'succeeded', result: { deleted: true } });
       expect((await suite.api.get(`/artifacts/${artifact.id}`)).status).toBe(404);
 

@@ -8,6 +8,7 @@ import {
 } from '../../services/deliveries';
 import { AppError, parseOrThrow } from '../../services/errors';
 import { pageQuerySchema } from '../../services/pagination';
+import { approvalSummary } from '../../services/warps';
 import { authOf, teamAccess } from '../auth';
 import { jsonBody, requireObjectBody } from '../http';
 
@@ -46,14 +47,14 @@ export function warpExecutionsRouter(ctx: AppContext): Router {
   linkPages.get('/warp-executions/:executionId/approval', async (req, res) => {
     const row = await executionForLink(ctx, String(req.params.executionId), req.query.expires, req.query.sig);
     if (!row) return res.status(403).send(errorPage('This link is not valid', 'The approval link is wrong or has expired.'));
+    const { noun, lines } = approvalSummary(row);
     if (row.status !== 'pending_approval' || row.approval_link_used_at) {
-      return res.status(409).send(errorPage('Already decided', `This delivery is ${row.status.replace('_', ' ')}.`));
+      return res.status(409).send(errorPage('Already decided', `This ${noun} is ${row.status.replace('_', ' ')}.`));
     }
-    res.send(layoutPage('Approve delivery', 'Approve this delivery?', [
-      row.draft?.subject ? `Subject: ${row.draft.subject}` : '',
-      row.draft?.message ?? '',
-      row.draft?.links ?? '',
-    ].filter(Boolean), { action: req.originalUrl, buttons: [{ name: 'decision', value: 'approve', label: 'Approve and send', primary: true }, { name: 'decision', value: 'decline', label: 'Decline' }] }));
+    res.send(layoutPage(`Approve ${noun}`, `Approve this ${noun}?`, lines, {
+      action: req.originalUrl,
+      buttons: [{ name: 'decision', value: 'approve', label: noun === 'delivery' ? 'Approve and send' : 'Approve', primary: true }, { name: 'decision', value: 'decline', label: 'Decline' }],
+    }));
   });
   linkPages.post('/warp-executions/:executionId/approval', express.urlencoded({ extended: false, limit: '2kb' }), async (req, res) => {
     const row = await executionForLink(ctx, String(req.params.executionId), req.query.expires, req.query.sig);
@@ -62,7 +63,7 @@ export function warpExecutionsRouter(ctx: AppContext): Router {
     if (!decision) throw new AppError(400, 'validation_error', 'decision must be approve or decline');
     try {
       const execution = await useApprovalLink(ctx, row, decision);
-      res.send(errorPage(decision === 'approve' ? 'Approved' : 'Declined', `The delivery is now ${execution.status.replace('_', ' ')}.`));
+      res.send(errorPage(decision === 'approve' ? 'Approved' : 'Declined', `The ${approvalSummary(row).noun} is now ${execution.status.replace('_', ' ')}.`));
     } catch (err) {
       if (err instanceof AppError && err.status === 409) return res.status(409).send(errorPage('Already decided', err.message));
       throw err;
