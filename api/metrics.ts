@@ -20,6 +20,14 @@ export const jobsStarted = new client.Counter({
   registers: [metricsRegistry],
 });
 
+export const mcpToolCalls = new client.Histogram({
+  name: 'mcp_tool_call_duration_seconds',
+  help: 'MCP tool calls by tool and outcome (ok, pending, or the error code, e.g. credits_exhausted)',
+  labelNames: ['tool', 'outcome'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 30],
+  registers: [metricsRegistry],
+});
+
 /** Labels by the matched route pattern (never the raw path, so ids do not explode the label set). */
 export const measureRequests: RequestHandler = (req, res, next) => {
   const stop = httpDuration.startTimer();

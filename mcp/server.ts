@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { mcpToolCalls } from '../api/metrics';
 import { AppSlug } from '../services/apps';
 import { chargeCredits, CREDIT_COST } from '../services/credits';
 import { AppError, ErrorBody, validationError } from '../services/errors';
@@ -57,18 +58,27 @@ export function buildMcpServer(connection: Connection): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const found = visible.find((t) => t.name === request.params.name);
     if (!found) throw unknownTool(request.params.name, connection);
-    const parsed = found.input.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) return toolError(validationError(parsed.error, 'arguments').toBody());
-    try {
-      await chargeCredits(connection.ctx.db, connection.team, connection.ctx.config.MCP_CREDITS, CREDIT_COST[found.access]);
-      return toolResult(await runTool(found, connection, parsed.data));
-    } catch (err) {
-      if (err instanceof AppError) return toolError(err.toBody());
-      connection.ctx.logger.error({ err, tool: found.name, team: connection.team.slug }, 'MCP tool failed');
-      return toolError({ error: { code: 'internal_error', message: 'The tool failed unexpectedly; it is safe to retry' } });
-    }
+    const measure = mcpToolCalls.startTimer({ tool: found.name });
+    const result = await callTool(found, connection, request.params.arguments ?? {});
+    const error = result.isError ? (result.structuredContent as ErrorBody).error.code : null;
+    measure({ outcome: error ?? ((result.structuredContent as { pending?: boolean }).pending ? 'pending' : 'ok') });
+    return result;
   });
   return server;
+}
+
+/** Validate (nothing charged for bad arguments), charge, then run: the order that keeps credits exact and honest. */
+async function callTool(t: Tool, connection: Connection, rawArgs: unknown): Promise<CallToolResult> {
+  const parsed = t.input.safeParse(rawArgs);
+  if (!parsed.success) return toolError(validationError(parsed.error, 'arguments').toBody());
+  try {
+    await chargeCredits(connection.ctx.db, connection.team, connection.ctx.config.MCP_CREDITS, CREDIT_COST[t.access]);
+    return toolResult(await runTool(t, connection, parsed.data));
+  } catch (err) {
+    if (err instanceof AppError) return toolError(err.toBody());
+    connection.ctx.logger.error({ err, tool: t.name, team: connection.team.slug }, 'MCP tool failed');
+    return toolError({ error: { code: 'internal_error', message: 'The tool failed unexpectedly; the failure is logged on the server' } });
+  }
 }
 
 function runTool(t: Tool, connection: Connection, args: unknown): Promise<unknown> {

@@ -166,7 +166,9 @@ export async function deliverArtifacts(ctx: AppContext, team: TeamRef, principal
   }
   const statusUrl = executionUrl(ctx.config.baseUrl, executionId);
   if (mode === 'manual') {
-    return { httpStatus: 202, pending: true, status: 'pending_approval' as const, statusUrl, body: { pending: true, executionId, status: 'pending_approval', statusUrl } };
+    // A retry may find the delivery already approved and running: it says so.
+    const status = claimed.status === 'running' ? 'running' as const : 'pending_approval' as const;
+    return { httpStatus: 202, pending: true, status, statusUrl, body: { pending: true, executionId, status, statusUrl } };
   }
   const result = await Promise.race([
     handle.result(),
@@ -272,17 +274,17 @@ export async function claimExecution(
   db: Db,
   values: Record<string, unknown> & { id: string; team_id: string; dedupe_key: string },
   workflowIdOf: (executionId: string) => string,
-): Promise<{ id: string; workflowId: string; created: boolean }> {
+): Promise<{ id: string; workflowId: string; status: ExecutionStatus; created: boolean }> {
   const row = { ...values, workflow_id: workflowIdOf(values.id) };
   for (;;) {
-    const inserted: { id: string; workflow_id: string }[] = await db('warp_executions').insert(row)
+    const inserted: { id: string; workflow_id: string; status: ExecutionStatus }[] = await db('warp_executions').insert(row)
       .onConflict(db.raw("(team_id, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('pending_approval','running')"))
       .ignore()
-      .returning(['id', 'workflow_id']);
-    if (inserted.length) return { id: inserted[0].id, workflowId: inserted[0].workflow_id, created: true };
-    const open = await db('warp_executions').where({ team_id: row.team_id, dedupe_key: row.dedupe_key }).whereIn('status', ['pending_approval', 'running']).first('id', 'workflow_id');
+      .returning(['id', 'workflow_id', 'status']);
+    if (inserted.length) return { id: inserted[0].id, workflowId: inserted[0].workflow_id, status: inserted[0].status, created: true };
+    const open = await db('warp_executions').where({ team_id: row.team_id, dedupe_key: row.dedupe_key }).whereIn('status', ['pending_approval', 'running']).first('id', 'workflow_id', 'status');
     // Settled between the two statements: the write is no longer open, so this one opens anew.
-    if (open) return { id: open.id, workflowId: open.workflow_id, created: false };
+    if (open) return { id: open.id, workflowId: open.workflow_id, status: open.status, created: false };
   }
 }
 

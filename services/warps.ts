@@ -88,7 +88,8 @@ export const pendingWriteSchema = z.object({
   pending: z.literal(true),
   executionId: z.string(),
   warp: z.string(),
-  status: z.literal('pending_approval'),
+  /** `running` when a retry finds the write already approved and under way. */
+  status: z.enum(['pending_approval', 'running']),
   statusUrl: z.url(),
   message: z.string(),
 });
@@ -107,8 +108,8 @@ export async function requestApproval(ctx: AppContext, caller: WarpCaller, warp:
   }, warpWorkflowId);
   const statusUrl = executionUrl(ctx.config.baseUrl, claimed.id);
   const answer: PendingWrite = {
-    pending: true, executionId: claimed.id, warp, status: 'pending_approval', statusUrl,
-    message: `${write.describe(args)}: waiting for a person to approve. Poll check_warp_executions with this executionId; do not repeat the call.`,
+    pending: true, executionId: claimed.id, warp, status: claimed.status === 'running' ? 'running' : 'pending_approval', statusUrl,
+    message: `${write.describe(args)}: ${claimed.status === 'running' ? 'approved and running' : 'waiting for a person to approve'}. Poll check_warp_executions with this executionId; do not repeat the call.`,
   };
   // A retry whose first call died before the start starts it now; a started one is left alone.
   const client = await ctx.temporal.client();
