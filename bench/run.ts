@@ -5,7 +5,8 @@
  *  (b) submit → succeeded for a trivial job (contacts.export of an empty team) vs. a no-op workflow;
  *  (c) a 100 000-row contacts.import vs. a plain batched knex insert of the same rows.
  *  (d) a campaign to BENCH_CAMPAIGN_RECIPIENTS contacts vs. a plain script making the same provider calls;
- *  (e) segment evaluation on BENCH_SEGMENT_CONTACTS contacts.
+ *  (e) segment evaluation on BENCH_SEGMENT_CONTACTS contacts;
+ *  (f) an MCP tool call vs. the same read over HTTP.
  * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
  * BENCH_CAMPAIGN_RECIPIENTS (100000; 1000000 for the large run), BENCH_SEGMENT_CONTACTS (1000000), BENCH_ONLY (sections to run, e.g. "a,c"; "d" runs (d) and (e)).
  */
@@ -184,6 +185,28 @@ async function main(): Promise<void> {
     );
     log(results.slice(-6).join('\n'));
 
+    }
+
+    // (f) An MCP tool call against the same read over HTTP: MCP framing, a server per request, credit metering.
+    if (runs('f')) {
+    const teamF = await benchTeam(db, 'bench-f');
+    const auth = { authorization: `Bearer ${teamF.token}`, 'x-team-slug': teamF.team };
+    const mcpUrl = jobsApi.baseUrl.replace(/\/v1$/, '/mcp');
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_list_agents', arguments: { limit: 25 } } });
+    const mcpHeaders = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const probe = (await (await fetch(mcpUrl, { method: 'POST', headers: mcpHeaders, body: call })).json()) as { result?: { isError?: boolean } };
+    if (!probe.result || probe.result.isError) throw new Error(`MCP probe failed: ${JSON.stringify(probe)}`);
+    const http = await autocannon({ url: `${jobsApi.baseUrl}/agents?limit=25`, connections: CONCURRENCY, duration: SECONDS, headers: auth });
+    const mcp = await autocannon({ url: mcpUrl, method: 'POST', connections: CONCURRENCY, duration: SECONDS, headers: mcpHeaders, body: call });
+    const usage = await db('credit_usage').where({ team_id: teamF.teamId }).first('calls');
+    results.push(
+      '## (f) MCP tool call vs the same read over HTTP',
+      '| path | calls/s | p50 ms | p99 ms |', '|---|---|---|---|',
+      `| GET /v1/agents | ${http.requests.average.toFixed(0)} | ${http.latency.p50} | ${http.latency.p99} |`,
+      `| POST /mcp tools/call svc_list_agents (credits metered) | ${mcp.requests.average.toFixed(0)} | ${mcp.latency.p50} | ${mcp.latency.p99} |`,
+      `ratio MCP / HTTP = **${(mcp.requests.average / http.requests.average).toFixed(2)}**; non-2xx or errors: HTTP ${http.non2xx + http.errors}, MCP ${mcp.non2xx + mcp.errors}; credits counted for ${usage?.calls ?? 0} calls`,
+    );
+    log(results.slice(-6).join('\n'));
     }
 
     if (runs('d')) results.push(...await benchCampaigns({
