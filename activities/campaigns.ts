@@ -22,6 +22,7 @@ export interface CampaignActivityDeps {
 }
 
 const IN_ACTIVITY_RETRIES = [500, 1000, 2000];
+const CANCEL_CHECK_MS = 250;
 
 export function createCampaignActivities({ db, secretBox, textGenerator, sendConcurrency, baseUrl, sendRate }: CampaignActivityDeps) {
   const campaignRow = async (campaignId: string): Promise<CampaignRow> => db('campaigns').where({ id: campaignId }).first();
@@ -71,8 +72,14 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
 
       let next = 0;
       let processed = 0;
+      // Cancel send marks the campaign; checked every CANCEL_CHECK_MS, not per recipient.
+      let cancelRequested = campaign.cancel_requested_at !== null;
+      const cancelCheck = setInterval(() => {
+        db('campaigns').where({ id: input.campaignId }).first('cancel_requested_at')
+          .then((row) => { cancelRequested ||= Boolean(row?.cancel_requested_at); }, () => undefined);
+      }, CANCEL_CHECK_MS);
       const worker = async () => {
-        while (next < recipients.length) {
+        while (next < recipients.length && !cancelRequested) {
           const r = recipients[next++];
           if (!integration) {
             await settle(r.contact_id, { status: 'failed', error: JSON.stringify(errorBody('integration_inactive', `The agent has no active ${campaign.channel} integration`)) });
@@ -108,7 +115,11 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
           Context.current().heartbeat(processed);
         }
       };
-      await Promise.all(Array.from({ length: Math.min(sendConcurrency, recipients.length) }, worker));
+      try {
+        await Promise.all(Array.from({ length: Math.min(sendConcurrency, recipients.length) }, worker));
+      } finally {
+        clearInterval(cancelCheck);
+      }
       const [{ n, open }] = await db('campaign_recipients').where({ campaign_id: input.campaignId, status: 'pending' })
         .select(db.raw('count(*) AS n'), db.raw("count(*) FILTER (WHERE card = 'open') AS open"));
       return { processed, remaining: Number(n), awaitingApproval: Number(open) };

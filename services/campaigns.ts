@@ -141,6 +141,7 @@ export interface CampaignRow {
   status: CampaignStatus;
   run: number;
   send_approved_by: string | null;
+  cancel_requested_at: Date | null;
   whatsapp_template_id: string | null;
   whatsapp_rejection_reason: string | null;
   recipient_count: number;
@@ -407,7 +408,7 @@ export async function sendCampaign(
     }
     const nextRun = current.run + 1;
     const [updated] = await trx('campaigns').where({ id: current.id }).update({
-      status: scheduledAt ? 'scheduled' : 'sending', scheduled_at: scheduledAt, run: nextRun, agent_id: agentId, send_approved_by: approvedBy,
+      status: scheduledAt ? 'scheduled' : 'sending', scheduled_at: scheduledAt, run: nextRun, agent_id: agentId, send_approved_by: approvedBy, cancel_requested_at: null,
       started_at: scheduledAt ? null : trx.fn.now(), updated_at: trx.fn.now(),
     }).returning('*');
     return { row: updated as CampaignRow, run: nextRun };
@@ -436,6 +437,8 @@ export async function cancelSchedule(ctx: AppContext, teamId: string, campaignId
 export async function cancelSend(ctx: AppContext, teamId: string, campaignId: string): Promise<CampaignJson> {
   const row = await findCampaign(ctx.db, teamId, campaignId);
   if (row.status !== 'sending') throw invalidState('Only a Sending campaign can have its send cancelled', { status: row.status });
+  // The batch in flight sees the mark within a moment and stops; the signal ends the run.
+  await ctx.db('campaigns').where({ id: row.id, status: 'sending' }).update({ cancel_requested_at: ctx.db.raw('coalesce(cancel_requested_at, now())') });
   await signal(ctx, row, cancelSendSignal);
   return settled(ctx.db, teamId, campaignId, 'sending');
 }
@@ -464,7 +467,7 @@ export async function retryCampaign(ctx: AppContext, team: TeamRef, campaignId: 
     // A retried approval_skipped recipient counts as approved ("retryable after approval").
     const count = await reset.update({ status: 'pending', skip_reason: null, error: null, attempt: nextRun, card: trx.raw("CASE WHEN card IS NULL THEN NULL ELSE 'approved' END") });
     if (count === 0) return { row: current, run: nextRun, retried: 0 };
-    const [updated] = await trx('campaigns').where({ id: current.id }).update({ status: 'sending', run: nextRun, finished_at: null, updated_at: trx.fn.now() }).returning('*');
+    const [updated] = await trx('campaigns').where({ id: current.id }).update({ status: 'sending', run: nextRun, finished_at: null, cancel_requested_at: null, updated_at: trx.fn.now() }).returning('*');
     return { row: updated as CampaignRow, run: nextRun, retried: count };
   });
   if (retried > 0) await startRun(ctx, team, row, run, { scheduledAt: null, retry: true });

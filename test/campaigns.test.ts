@@ -194,6 +194,26 @@ describe('campaigns', () => {
     expect(suite.fake.messages.size).toBe(done.sentCount);
   });
 
+  it('cancel send stops a batch in flight: of 200 recipients in one batch of 500, the rest are not sent', async () => {
+    const rows = Array.from({ length: 200 }, (_, i) => ({ id: newId('ct'), team_id: suite.team.teamId, name: `Inflight ${i}`, email: `inflight${i}-${Date.now()}@example.test`, marketing_consent: 'granted' }));
+    await suite.db('contacts').insert(rows);
+    const campaign = (await emailCampaign(rows.map((r) => r.id))).body;
+    // 20 in flight at 400 ms each: the whole batch would take about 4 s.
+    suite.fake.latencyMs = 400;
+    await suite.api.post(`/campaigns/${campaign.id}/send`, {});
+    while (suite.fake.requests === 0) await sleep(20);
+    expect((await suite.api.post(`/campaigns/${campaign.id}/cancel-send`)).status).toBe(200);
+    const done = await until(campaign.id, finished);
+    suite.fake.latencyMs = 0;
+    expect(done).toMatchObject({ status: 'failed', recipientCount: 200 });
+    expect(done.sentCount + done.failedCount).toBe(200);
+    // Those in flight finish (and are recorded sent); nobody is taken after the mark is seen.
+    expect(done.sentCount).toBeLessThan(100);
+    expect(suite.fake.messages.size).toBe(done.sentCount);
+    const cancelled = (await suite.api.get(`/campaigns/${campaign.id}/stats`)).body;
+    expect(cancelled).toMatchObject({ failed: done.failedCount, sent: done.sentCount, pending: 0 });
+  });
+
   it('manual mode: nothing goes until approval cards are decided; skipped cards end approval_skipped and retry after approval', async () => {
     const people = [await contact(), await contact(), await contact()];
     const campaign = (await emailCampaign(people.map((p) => p.id))).body;

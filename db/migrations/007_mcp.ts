@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** MCP: installed apps, monthly credits, agent secrets, public teams, one open execution per sensitive write. */
+/** MCP: installed apps, monthly credits, agent secrets, public teams, one open execution per sensitive write; campaign send approval and prompt cancel. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('teams', (t) => {
     /** Listed by `list_public_teams`. */
@@ -47,6 +47,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('campaigns', (t) => {
     /** The approved warp execution that covers the current send: no per-recipient approval cards then. */
     t.text('send_approved_by');
+    /** Set by cancel send: a batch in flight stops taking recipients at once, not at its end. */
+    t.timestamp('cancel_requested_at', { useTz: true });
   });
   await knex.raw(
     "CREATE UNIQUE INDEX warp_executions_open_dedupe ON warp_executions (team_id, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('pending_approval','running')",
@@ -55,7 +57,10 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP INDEX IF EXISTS warp_executions_open_dedupe');
-  await knex.schema.alterTable('campaigns', (t) => t.dropColumn('send_approved_by'));
+  await knex.schema.alterTable('campaigns', (t) => {
+    t.dropColumn('send_approved_by');
+    t.dropColumn('cancel_requested_at');
+  });
   await knex.schema.alterTable('warp_executions', (t) => t.dropColumn('dedupe_key'));
   await knex.schema.dropTable('agent_secrets');
   await knex.schema.dropTable('credit_usage');
