@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
+import { previewQuery, resolveAudience } from '../services/campaigns';
 import { FakeProviderServer } from '../test/fakes/providerServer';
 
 interface CampaignBenchOptions {
@@ -33,7 +34,7 @@ async function seedContacts(db: Db, teamId: string, count: number, prefix: strin
 /**
  * (d) A campaign to `recipients` contacts through the fake provider over HTTP, against a plain
  * script that makes the same provider calls with the same concurrency and the same per-recipient
- * updates, without Temporal; (e) segment evaluation on `segmentContacts` contacts.
+ * updates, without Temporal.
  */
 export async function benchCampaigns(o: CampaignBenchOptions): Promise<string[]> {
   const fake = await new FakeProviderServer().start();
@@ -86,38 +87,49 @@ export async function benchCampaigns(o: CampaignBenchOptions): Promise<string[]>
     );
     o.log(out.slice(-6).join('\n'));
 
-    // (e) Segment evaluation in SQL on a large team.
-    const big = await o.team('bench-segment');
-    started = performance.now();
-    await seedContacts(o.db, big.teamId, o.segmentContacts, 'ct_sg');
-    await o.db.raw(`INSERT INTO orders (id, team_id, contact_id, amount, ordered_at)
-      SELECT 'ord_sg' || g, ?, 'ct_sg' || g, (g % 500) + 10, now() - make_interval(days => g % 365) FROM generate_series(1, ?, 3) g`, [big.teamId, o.segmentContacts]);
-    await o.db.raw('ANALYZE contacts; ANALYZE orders');
-    const seedSeconds = (performance.now() - started) / 1000;
-    const bigCall = (path: string, body: unknown) => fetch(`${o.apiBaseUrl}${path}`, {
-      method: 'POST', headers: { authorization: `Bearer ${big.token}`, 'x-team-slug': big.team, 'content-type': 'application/json' }, body: JSON.stringify(body),
-    }).then((r) => r.json() as Promise<any>);
-    const segment = await bigCall('/segments', { name: 'gold buyers', groups: [{ conditions: [{ type: 'prop', value: 'tier:gold' }, { type: 'order_count_at_least', value: 1 }, { type: 'has_email' }] }] });
-    const timings: number[] = [];
-    let preview: any;
-    for (let i = 0; i < 3; i++) {
-      const t = performance.now();
-      preview = await bigCall('/campaigns/audience-preview', { channel: 'email', segmentId: segment.id });
-      timings.push(performance.now() - t);
-    }
-    const tagSegment = await bigCall('/segments', { name: 'tag', groups: [{ conditions: [{ type: 'tag', value: 't3' }] }] });
-    const t2 = performance.now();
-    const tagPreview = await bigCall('/campaigns/audience-preview', { channel: 'email', segmentId: tagSegment.id });
-    const tagMs = performance.now() - t2;
-    out.push(
-      `## (e) Segment evaluation on ${o.segmentContacts.toLocaleString('en')} contacts (seeded in ${seedSeconds.toFixed(1)} s, orders for every third)`,
-      '| segment | audience-preview ms | matching |', '|---|---|---|',
-      `| prop tier:gold AND order_count_at_least 1 AND has_email | ${Math.min(...timings).toFixed(0)} (best of 3) | ${preview.sendable} |`,
-      `| tag t3 | ${tagMs.toFixed(0)} | ${tagPreview.sendable} |`,
-    );
-    o.log(out.slice(-5).join('\n'));
     return out;
   } finally {
     await fake.stop();
   }
+}
+
+/** (e) Segment evaluation in SQL on a large team: the preview's time, and Postgres's plan for it. */
+export async function benchSegments(o: Pick<CampaignBenchOptions, 'db' | 'apiBaseUrl' | 'team' | 'segmentContacts' | 'log'>): Promise<string[]> {
+  const out: string[] = [];
+  const big = await o.team('bench-segment');
+  const started = performance.now();
+  await seedContacts(o.db, big.teamId, o.segmentContacts, 'ct_sg');
+  await o.db.raw(`INSERT INTO orders (id, team_id, contact_id, amount, ordered_at)
+    SELECT 'ord_sg' || g, ?, 'ct_sg' || g, (g % 500) + 10, now() - make_interval(days => g % 365) FROM generate_series(1, ?, 3) g`, [big.teamId, o.segmentContacts]);
+  await o.db.raw('ANALYZE contacts; ANALYZE orders');
+  const seedSeconds = (performance.now() - started) / 1000;
+  const bigCall = (path: string, body: unknown) => fetch(`${o.apiBaseUrl}${path}`, {
+    method: 'POST', headers: { authorization: `Bearer ${big.token}`, 'x-team-slug': big.team, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  }).then((r) => r.json() as Promise<any>);
+  const segment = await bigCall('/segments', { name: 'gold buyers', groups: [{ conditions: [{ type: 'prop', value: 'tier:gold' }, { type: 'order_count_at_least', value: 1 }, { type: 'has_email' }] }] });
+  const timings: number[] = [];
+  let preview: any;
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now();
+    preview = await bigCall('/campaigns/audience-preview', { channel: 'email', segmentId: segment.id });
+    timings.push(performance.now() - t);
+  }
+  const tagSegment = await bigCall('/segments', { name: 'tag', groups: [{ conditions: [{ type: 'tag', value: 't3' }] }] });
+  const t2 = performance.now();
+  const tagPreview = await bigCall('/campaigns/audience-preview', { channel: 'email', segmentId: tagSegment.id });
+  const tagMs = performance.now() - t2;
+  out.push(
+    `## (e) Segment evaluation on ${o.segmentContacts.toLocaleString('en')} contacts (seeded in ${seedSeconds.toFixed(1)} s, orders for every third)`,
+    '| segment | audience-preview ms | matching |', '|---|---|---|',
+    `| prop tier:gold AND order_count_at_least 1 AND has_email | ${Math.min(...timings).toFixed(0)} (best of 3) | ${preview.sendable} |`,
+    `| tag t3 | ${tagMs.toFixed(0)} | ${tagPreview.sendable} |`,
+  );
+  const explain = async (segmentId: string) => {
+    const audience = await resolveAudience(o.db, big.teamId, { segmentId });
+    const plan = await o.db.raw(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${previewQuery(o.db, big.teamId, 'email', audience).toQuery()}`);
+    return plan.rows.map((r: { 'QUERY PLAN': string }) => `    ${r['QUERY PLAN']}`).join('\n');
+  };
+  out.push('', 'Plan of the first preview (EXPLAIN ANALYZE):', '', await explain(segment.id), '', 'Plan of the tag preview:', '', await explain(tagSegment.id));
+  o.log(out.join('\n'));
+  return out;
 }

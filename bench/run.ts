@@ -8,7 +8,7 @@
  *  (e) segment evaluation on BENCH_SEGMENT_CONTACTS contacts;
  *  (f) an MCP tool call vs. the same read over HTTP.
  * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
- * BENCH_CAMPAIGN_RECIPIENTS (100000; 1000000 for the large run), BENCH_SEGMENT_CONTACTS (1000000), BENCH_ONLY (sections to run, e.g. "a,c"; "d" runs (d) and (e)).
+ * BENCH_CAMPAIGN_RECIPIENTS (100000; 1000000 for the large run), BENCH_SEGMENT_CONTACTS (1000000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -20,7 +20,7 @@ import { newId } from '../services/ids';
 import { contactRowValues } from '../services/contacts';
 import { bootstrapTeam } from '../services/teams';
 import { startApiProcess, startTestStack, startWorkerProcess } from '../test/setup/stack';
-import { benchCampaigns } from './campaigns';
+import { benchCampaigns, benchSegments } from './campaigns';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -209,10 +209,12 @@ async function main(): Promise<void> {
     log(results.slice(-6).join('\n'));
     }
 
+    const team = (prefix: string) => benchTeam(db, prefix);
     if (runs('d')) results.push(...await benchCampaigns({
-      db, databaseUrl: stack.databaseUrl, client, apiBaseUrl: jobsApi.baseUrl, workerPid: jobWorker.child.pid!, team: (prefix) => benchTeam(db, prefix),
+      db, databaseUrl: stack.databaseUrl, client, apiBaseUrl: jobsApi.baseUrl, workerPid: jobWorker.child.pid!, team,
       recipients: CAMPAIGN_RECIPIENTS, segmentContacts: SEGMENT_CONTACTS, concurrency: 20, log,
     }));
+    if (runs('e')) results.push(...await benchSegments({ db, apiBaseUrl: jobsApi.baseUrl, team, segmentContacts: SEGMENT_CONTACTS, log }));
 
     noopWorker.shutdown();
     await noopRun;

@@ -207,11 +207,14 @@ export async function resolveAudience(db: Db, teamId: string, source: { segmentI
   return { segment, tags: source.tags ?? null, contactIds: source.contactIds ?? null };
 }
 
+/** The one statement of a preview: the audience's contacts counted by skip reason (null: sendable). */
+export const previewQuery = (db: Db, teamId: string, channel: Channel, audience: Audience) => audienceQuery(db, teamId, audience)
+  .select(db.raw(`${skipReasonSql(channel)} AS reason`), db.raw('count(*) AS n'))
+  .groupByRaw('1');
+
 /** Sendable and skipped counts (with reasons) for an audience on a channel. */
 export async function previewAudience(db: Db, teamId: string, channel: Channel, audience: Audience) {
-  const rows: { reason: string | null; n: string }[] = await audienceQuery(db, teamId, audience)
-    .select(db.raw(`${skipReasonSql(channel)} AS reason`), db.raw('count(*) AS n'))
-    .groupByRaw('1');
+  const rows: { reason: string | null; n: string }[] = await previewQuery(db, teamId, channel, audience);
   const skipped = Object.fromEntries(rows.filter((r) => r.reason).map((r) => [r.reason, Number(r.n)]));
   const sendable = Number(rows.find((r) => r.reason === null)?.n ?? 0);
   const total = rows.reduce((sum, r) => sum + Number(r.n), 0);
