@@ -36,7 +36,7 @@ const sensitive = <S extends z.ZodType>(write: SensitiveWrite<S>) => write;
 
 /** Deleting one thing by its id; a retry that finds it gone already did it. */
 function deletion<K extends string>(idKey: K, what: string, remove: (ctx: AppContext, team: TeamRef, id: string) => Promise<void>) {
-  const schema = z.strictObject({ [idKey]: id } as { [P in K]: typeof id });
+  const schema = z.strictObject({ [idKey]: id.describe(`The ${what}'s id`) } as { [P in K]: typeof id });
   return sensitive({
     schema,
     describe: (a) => `Delete ${what} ${(a as Record<K, string>)[idKey]}`,
