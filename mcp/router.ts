@@ -1,14 +1,12 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Request, Response, Router } from 'express';
-import { z } from 'zod';
 import { sendRateHeaders } from '../api/auth';
 import { jsonBody } from '../api/http';
 import { findAgent, sendingAgent } from '../services/agents';
 import { appSlug, installedApps } from '../services/apps';
 import type { AppContext, TeamRef } from '../services/context';
-import { AppError, notFound, parseOrThrow } from '../services/errors';
-import { Audience, authenticateBearer, authenticateForTeam, grants, Principal } from '../services/principal';
-import { teamSlugSchema } from '../services/teams';
+import { AppError, notFound } from '../services/errors';
+import { Audience, authenticateForMcp, grants, Principal } from '../services/principal';
 import { buildMcpServer, Connection, SERVER_INFO, toolPreview } from './server';
 
 /** MCP as an OAuth protected resource: tokens for {mcp_url}; a 401 points at its metadata (carrying the agent, for the login). */
@@ -17,32 +15,11 @@ export function mcpAudience(ctx: AppContext, agent?: string): Audience {
   return { resource: ctx.config.mcpUrl, resourceMetadataUrl: `${ctx.config.publicUrl}/.well-known/oauth-protected-resource/mcp${query}` };
 }
 
-const teamHeaderSchema = z.object({ 'x-team-slug': teamSlugSchema.optional() });
-
 /** The spec: the MCP endpoint requires `mcp:use` (an API token has it). */
 function requireMcpUse(principal: Principal, audience: Audience): void {
   if (grants(principal.scopes, 'read') && grants(principal.scopes, 'write')) return;
   throw new AppError(403, 'insufficient_scope', 'The MCP endpoint needs scope mcp:use', { requiredScope: 'mcp:use' }, {
     'WWW-Authenticate': `Bearer realm="team-agent-platform", error="insufficient_scope", scope="mcp:use", resource_metadata="${audience.resourceMetadataUrl}"`,
-  });
-}
-
-/**
- * The team a connection acts for: an OAuth token's own team; for an API token, `X-Team-Slug`, or
- * the user's only team when the header is absent.
- */
-async function connectionTeam(ctx: AppContext, req: Request, principal: Principal, audience: Audience): Promise<TeamRef> {
-  if (principal.kind === 'oauth') {
-    const team = await ctx.db('teams').where({ id: principal.teamId }).first('id', 'slug', 'plan');
-    return { id: team.id, slug: team.slug, plan: team.plan };
-  }
-  const { 'x-team-slug': slug } = parseOrThrow(teamHeaderSchema, req.headers, 'header');
-  if (slug) return (await authenticateForTeam(ctx.db, req.headers.authorization, slug, audience)).team;
-  const teams: TeamRef[] = await ctx.db('memberships').join('teams', 'teams.id', 'memberships.team_id')
-    .where({ 'memberships.user_id': principal.userId }).limit(2).select('teams.id', 'teams.slug', 'teams.plan');
-  if (teams.length === 1) return teams[0];
-  throw new AppError(400, 'validation_error', 'This API token\'s user is in several teams (or none): name the team in the X-Team-Slug header', {
-    issues: [{ path: 'x-team-slug', message: 'required for an API token whose user is not in exactly one team', code: 'invalid_type' }],
   });
 }
 
@@ -75,16 +52,18 @@ export function mcpRouter(ctx: AppContext): Router {
     const params = req.params as { agentUuid?: string; appSlug?: string };
     const named = params.agentUuid ?? (typeof req.query.agent === 'string' ? req.query.agent : undefined);
     const audience = mcpAudience(ctx, named);
-    const principal = await authenticateBearer(ctx.db, req.headers.authorization, audience);
+    // Only an API token reads the header (an unknown or malformed slug is the 403 of a team it is not in).
+    const slug = typeof req.headers['x-team-slug'] === 'string' ? req.headers['x-team-slug'] : undefined;
+    const { principal, team } = await authenticateForMcp(ctx.db, req.headers.authorization, slug, audience);
     requireMcpUse(principal, audience);
-    const team = await connectionTeam(ctx, req, principal, audience);
-    sendRateHeaders(res, await ctx.rateLimits.consumeApiRequest(team));
     const onlyApp = params.appSlug !== undefined ? appSlug(params.appSlug) : undefined;
-    const installed = await installedApps(ctx.db, team.id);
+    const [rate, installed, agent] = await Promise.all([
+      ctx.rateLimits.consumeApiRequest(team), installedApps(ctx.db, team.id), connectionAgent(ctx, team, principal, named),
+    ]);
+    sendRateHeaders(res, rate);
     if (onlyApp && !installed.has(onlyApp)) {
       throw new AppError(403, 'app_not_installed', `The team has not installed the ${onlyApp} app`, { app: onlyApp, install: `PUT ${ctx.config.baseUrl}/apps/${onlyApp}` });
     }
-    const agent = await connectionAgent(ctx, team, principal, named);
     res.locals.connection = { ctx, team, principal, agent, installed, onlyApp } satisfies Connection;
     next();
   }, ...body, async (req, res) => {

@@ -132,6 +132,30 @@ export async function authenticateForTeam(
   return { principal: oauthPrincipal(oauth), team: { id: oauth.teamId, slug, plan: oauth.plan } };
 }
 
+/**
+ * The caller and team of an MCP request, in one round trip where it can be: an OAuth token's own
+ * team (whatever header comes with it); an API token's `X-Team-Slug`, or its user's only team.
+ */
+export async function authenticateForMcp(db: Db, authorization: string | undefined, slug: string | undefined, audience: Audience): Promise<{ principal: Principal; team: TeamRef }> {
+  const token = bearerToken(authorization, audience);
+  if (liveApiToken(db, token)) {
+    if (slug) return authenticateForTeam(db, authorization, slug, audience);
+    const owner = await findApiTokenOwner(db, token);
+    if (!owner) throw unknownCredential(audience);
+    const teams: TeamRef[] = await db('memberships').join('teams', 'teams.id', 'memberships.team_id')
+      .where({ 'memberships.user_id': owner.userId }).limit(2).select('teams.id', 'teams.slug', 'teams.plan');
+    if (teams.length !== 1) {
+      throw new AppError(400, 'validation_error', 'This API token\'s user is in several teams (or none): name the team in the X-Team-Slug header', {
+        issues: [{ path: 'x-team-slug', message: 'required for an API token whose user is not in exactly one team', code: 'invalid_type' }],
+      });
+    }
+    return { principal: apiTokenPrincipal(db, owner), team: teams[0] };
+  }
+  const oauth = await oauthTokenRow(db, token, audience);
+  if (!oauth) throw unknownCredential(audience);
+  return { principal: oauthPrincipal(oauth), team: { id: oauth.teamId, slug: oauth.teamSlug, plan: oauth.plan } };
+}
+
 const notAMember = (slug: string) => new AppError(403, 'forbidden', `You are not a member of team "${slug}"`);
 
 export function requireAccess(principal: Principal, access: Access): void {
