@@ -198,15 +198,18 @@ async function main(): Promise<void> {
     if (!probe.result || probe.result.isError) throw new Error(`MCP probe failed: ${JSON.stringify(probe)}`);
     const http = await autocannon({ url: `${jobsApi.baseUrl}/agents?limit=25`, connections: CONCURRENCY, duration: SECONDS, headers: auth });
     const mcp = await autocannon({ url: mcpUrl, method: 'POST', connections: CONCURRENCY, duration: SECONDS, headers: mcpHeaders, body: call });
+    // The same exchange without a tool or credits: what the MCP framing itself costs.
+    const list = await autocannon({ url: mcpUrl, method: 'POST', connections: CONCURRENCY, duration: SECONDS, headers: mcpHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
     const usage = await db('credit_usage').where({ team_id: teamF.teamId }).first('calls');
     results.push(
       '## (f) MCP tool call vs the same read over HTTP',
       '| path | calls/s | p50 ms | p99 ms |', '|---|---|---|---|',
       `| GET /v1/agents | ${http.requests.average.toFixed(0)} | ${http.latency.p50} | ${http.latency.p99} |`,
       `| POST /mcp tools/call svc_list_agents (credits metered) | ${mcp.requests.average.toFixed(0)} | ${mcp.latency.p50} | ${mcp.latency.p99} |`,
+      `| POST /mcp tools/list (no tool, no credits) | ${list.requests.average.toFixed(0)} | ${list.latency.p50} | ${list.latency.p99} |`,
       `ratio MCP / HTTP = **${(mcp.requests.average / http.requests.average).toFixed(2)}**; non-2xx or errors: HTTP ${http.non2xx + http.errors}, MCP ${mcp.non2xx + mcp.errors}; credits counted for ${usage?.calls ?? 0} calls`,
     );
-    log(results.slice(-6).join('\n'));
+    log(results.slice(-7).join('\n'));
     }
 
     const team = (prefix: string) => benchTeam(db, prefix);

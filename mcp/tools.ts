@@ -351,8 +351,15 @@ export function toolsFor(installed: Set<AppSlug>, onlyApp?: AppSlug): Tool[] {
   return TOOLS.filter((t) => (onlyApp ? t.app === onlyApp || t.name === 'check_warp_executions' : t.app === 'core' || installed.has(t.app)));
 }
 
-/** The JSON Schema a client sees, generated from the zod schema the service (and the HTTP API) validates with. */
+const jsonSchemas = new Map<Tool, { type: 'object'; [key: string]: unknown }>();
+
+/** The JSON Schema a client sees, generated (once per tool) from the zod schema the service (and the HTTP API) validates with. */
 export function inputJsonSchema(t: Tool): { type: 'object'; [key: string]: unknown } {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return { ...schema, type: 'object' };
+  let schema = jsonSchemas.get(t);
+  if (!schema) {
+    const { $schema: _ignored, ...generated } = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    schema = { ...generated, type: 'object' };
+    jsonSchemas.set(t, schema);
+  }
+  return schema;
 }
