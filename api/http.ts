@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
-import { AppError } from '../services/errors';
+import { AppError, unstorableValue } from '../services/errors';
 import { z } from 'zod';
 import type { AppContext } from '../services/context';
 import { authOf } from './auth';
@@ -87,17 +87,13 @@ interface BodyParserError extends Error {
   type?: string;
   status?: number;
   limit?: number;
-  /** Set on errors from Postgres (SQLSTATE). */
-  code?: string;
 }
-
-/** Postgres errors caused by what the client sent: text it cannot store (NUL) or not of a column's type. */
-const CLIENT_DATA_SQLSTATES = new Set(['22021', '22P05', '22P02', '22001']);
 
 /** Every error leaves as `{ error: { code, message, details? } }`; unexpected ones as a logged 500. */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
   let appError: AppError;
   const parserError = err as BodyParserError;
+  const unstorable = unstorableValue(err);
   if (err instanceof AppError) {
     appError = err;
   } else if (parserError?.type === 'entity.parse.failed') {
@@ -110,10 +106,8 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req: Request, re
     });
   } else if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
     appError = new AppError(415, 'unsupported_media_type', parserError.message);
-  } else if (parserError?.code && CLIENT_DATA_SQLSTATES.has(parserError.code)) {
-    appError = new AppError(400, 'validation_error', 'The request contains a value that cannot be stored (for example a NUL character)', {
-      issues: [{ path: '', message: parserError.message, code: 'invalid_value' }],
-    });
+  } else if (unstorable) {
+    appError = unstorable;
   } else if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
     appError = new AppError(parserError.status, 'bad_request', parserError.message);
   } else {

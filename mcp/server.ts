@@ -3,7 +3,7 @@ import { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequestSchem
 import { mcpToolCalls } from '../api/metrics';
 import { AppSlug } from '../services/apps';
 import { chargeCredits, CREDIT_COST } from '../services/credits';
-import { AppError, ErrorBody, validationError } from '../services/errors';
+import { AppError, ErrorBody, unstorableValue, validationError } from '../services/errors';
 import { requestApproval } from '../services/warps';
 import { caller, inputJsonSchema, Tool, ToolCall, TOOLS, toolsFor } from './tools';
 
@@ -76,6 +76,8 @@ async function callTool(t: Tool, connection: Connection, rawArgs: unknown): Prom
     return toolResult(await runTool(t, connection, parsed.data));
   } catch (err) {
     if (err instanceof AppError) return toolError(err.toBody());
+    const unstorable = unstorableValue(err);
+    if (unstorable) return toolError(unstorable.toBody());
     connection.ctx.logger.error({ err, tool: t.name, team: connection.team.slug }, 'MCP tool failed');
     return toolError({ error: { code: 'internal_error', message: 'The tool failed unexpectedly; the failure is logged on the server' } });
   }

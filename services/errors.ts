@@ -55,3 +55,19 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
 export const errorBody = (code: string, message: string, details?: Record<string, unknown>): ErrorBody => ({
   error: { code, message, ...(details ? { details } : {}) },
 });
+
+/** Postgres errors caused by what the client sent: text it cannot store (NUL) or not of a column's type. */
+const CLIENT_DATA_SQLSTATES = new Set(['22021', '22P05', '22P02', '22001']);
+
+/**
+ * The 400 for a value the database refused as data (on every surface: the HTTP API and MCP tools);
+ * null for any other error. The statement itself is not echoed back.
+ */
+export function unstorableValue(err: unknown): AppError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !CLIENT_DATA_SQLSTATES.has(code)) return null;
+  const reason = String((err as Error).message ?? '').split(' - ').pop();
+  return new AppError(400, 'validation_error', 'The request contains a value that cannot be stored (for example a NUL character)', {
+    issues: [{ path: '', message: reason, code: 'invalid_value' }],
+  });
+}

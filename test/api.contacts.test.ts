@@ -85,6 +85,9 @@ describe('contacts API', () => {
       const body = await api.post('/contacts', { name: 'a\u0000b' });
       expect(body.status).toBe(400);
       expect(body.body.error.code).toBe('validation_error');
+      // The answer says why, without echoing the SQL statement.
+      expect(body.body.error.details.issues[0].message).toContain('0x00');
+      expect(JSON.stringify(body.body)).not.toContain('insert into');
       const path = await api.get('/contacts/%00');
       expect(path.status).toBe(400);
     });

@@ -269,7 +269,7 @@ describe('MCP', () => {
       const delivery = await ok(mcp, 'deliver_artifacts', { artifactIds: [offer.id], message: 'For you', integration: 'email' });
       expect(delivery).toMatchObject({ pending: true, status: 'pending_approval' });
       expect((await ok(mcp, 'deliver_artifacts', { artifactIds: [offer.id], message: 'For you', integration: 'email' })).executionId).toBe(delivery.executionId);
-      await suite.api.post(`/warp-executions/${delivery.executionId}/approve`, { message: 'For you, approved' });
+      expect((await suite.api.post(`/warp-executions/${delivery.executionId}/approve`, { message: 'For you, approved' })).status).toBe(200);
       expect(await settled(delivery.executionId)).toMatchObject({ status: 'succeeded' });
       expect(suite.fake.byRecipient(who.email).map((m) => m.text.split('\n')[0])).toEqual(['For you, approved']);
       // Reads are never gated.
@@ -286,11 +286,14 @@ describe('MCP', () => {
     expect(await failing(mcp, 'create_artifact', { title: 'x', type: 'poem' })).toMatchObject({ code: 'validation_error' });
     const afterInvalid = (await suite.api.get('/credits')).body;
     expect(afterInvalid.used).toBe(before.used);
+    // A value the database cannot store is the HTTP API's 400, not an internal error.
+    expect(await failing(mcp, 'create_artifact', { title: 'a\u0000b' })).toMatchObject({ code: 'validation_error', details: { issues: [expect.objectContaining({ code: 'invalid_value' })] } });
     expect(await failing(mcp, 'get_artifact', { artifactId: 'art_nope' })).toMatchObject({ code: 'not_found' });
     expect(await failing(mcp, 'campaign_stats', { campaignId: 'cmp_nope' })).toMatchObject({ code: 'not_found' });
     expect(await failing(mcp, 'check_warp_executions', { limit: 0 })).toMatchObject({ code: 'validation_error' });
     expect((await ok(mcp, 'check_warp_executions', { executionIds: ['wx_nope'] }))).toEqual({ executions: [], unknownExecutionIds: ['wx_nope'] });
-    expect((await suite.api.get('/credits')).body.used).toBe(before.used + 3);
+    // Refused by the service, not by the schema: charged (a write 2, three reads 1 each).
+    expect((await suite.api.get('/credits')).body.used).toBe(before.used + 5);
   });
 
   it('another team\'s connection sees nothing of this team through any tool', async () => {

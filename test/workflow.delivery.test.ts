@@ -56,6 +56,17 @@ describe('deliveryWorkflow on the Temporal test environment', () => {
     recordHistory(suite.env, 'delivery-auto', handle.workflowId);
   });
 
+  it('an approval that arrives before the draft is written waits for it, then applies its edits', async () => {
+    const input = await setup('manual');
+    const handle = await start(input);
+    // At once, as a person who clicks the moment the API answered pending would.
+    const draft = await handle.executeUpdate(approve, { args: [{ subject: 'Approved early' }] });
+    expect(draft).toMatchObject({ subject: 'Approved early', message: 'Hello from the workflow' });
+    const result = await handle.result();
+    expect(result.status).toBe('succeeded');
+    expect(result.deliveries[0].subject).toBe('Approved early');
+  });
+
   it('manual mode waits; the approve Update applies edits; its validator refuses a second approval', async () => {
     const input = await setup('manual');
     const handle = await start(input);

@@ -30,18 +30,23 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
   let decision: { approved: true } | { approved: false; reason?: string } | undefined;
 
   setHandler(progress, () => state);
-  setHandler(approve, (edits) => {
+  // An approval can arrive before the draft is written (the API answers pending at once): it
+  // waits for the draft, applies its edits, and only then lets the delivery go.
+  let approving = false;
+  setHandler(approve, async (edits) => {
+    approving = true;
+    await condition(() => state.draft !== undefined);
     state.draft = { ...state.draft!, ...edits };
     decision = { approved: true };
     return state.draft;
   }, {
     validator: (edits) => {
-      if (state.status !== 'pending_approval' || decision !== undefined || !state.draft) throw new Error(`Not waiting for approval (status ${state.status})`);
+      if (state.status !== 'pending_approval' || decision !== undefined || approving) throw new Error(`Not waiting for approval (status ${state.status})`);
       if (edits.message !== undefined && edits.message.trim() === '') throw new Error('message cannot be empty');
     },
   });
   setHandler(decline, ({ reason }) => {
-    if (state.status === 'pending_approval' && decision === undefined) decision = { approved: false, reason };
+    if (state.status === 'pending_approval' && decision === undefined && !approving) decision = { approved: false, reason };
   });
 
   state.draft = await draftDelivery(input);
