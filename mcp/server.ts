@@ -19,7 +19,6 @@ const INSTRUCTIONS = [
 /** What one connection (one HTTP request, stateless) may use. */
 export interface Connection extends Omit<ToolCall, 'agentId'> {
   agent: { id: string; mode: 'auto' | 'manual' };
-  installed: Set<AppSlug>;
   /** Set at /mcp/apps/{slug}: that app's tools only. */
   onlyApp?: AppSlug;
 }

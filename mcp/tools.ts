@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { findAgent, listAgents, presentAgent } from '../services/agents';
 import { listSecrets, secretKeyInputSchema, secretSetSchema, secretStatus, setSecret } from '../services/agentSecrets';
 import { createApiToken, apiTokenCreateSchema } from '../services/apiTokens';
-import { AppSlug, installedApps } from '../services/apps';
+import type { AppSlug } from '../services/apps';
 import {
   artifactCreateSchema, artifactListQuerySchema, artifactUpdateSchema, createArtifact, getArtifact, listArtifacts, updateArtifact,
 } from '../services/artifacts';
@@ -13,11 +13,11 @@ import { updateContact } from '../services/contacts';
 import type { AppContext, TeamRef } from '../services/context';
 import { creditUsage } from '../services/credits';
 import { deliverArtifacts, deliverRequestSchema } from '../services/deliveries';
-import { AppError } from '../services/errors';
+import { notFound } from '../services/errors';
 import { listIntegrations } from '../services/integrations';
 import { ingestRequestSchema } from '../services/jobTypes';
 import { createJob } from '../services/jobs';
-import { listMedia, storeMedia } from '../services/media';
+import { fileTooLarge, listMedia, storeMedia } from '../services/media';
 import { pageQuerySchema } from '../services/pagination';
 import { Access, Principal, requireUser } from '../services/principal';
 import { createSegment, listSegments, segmentCreateSchema } from '../services/segments';
@@ -30,6 +30,8 @@ export interface ToolCall {
   team: TeamRef;
   principal: Principal;
   agentId: string;
+  /** The apps the team has installed (read once per request). */
+  installed: Set<AppSlug>;
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {
@@ -71,15 +73,15 @@ const coreTools: Tool[] = [
     app: 'core',
     access: 'read',
     input: z.strictObject({}),
-    run: async ({ ctx, team, agentId }) => {
+    run: async ({ ctx, team, agentId, installed }) => {
       const agent = await findAgent(ctx.db, team.id, agentId);
-      if (!agent) throw new AppError(404, 'not_found', 'Agent not found');
+      if (!agent) throw notFound('Agent');
       const integrations = await listIntegrations(ctx.db, ctx.secretBox, team.id, agentId);
       return {
         agent: presentAgent(agent),
         team: await getTeam(ctx.db, team.id),
         integrations: integrations.map((i) => ({ channel: i.channel, provider: i.provider, from: i.from, active: i.active })),
-        installedApps: [...(await installedApps(ctx.db, team.id))],
+        installedApps: [...installed],
         credits: await creditUsage(ctx.db, team, ctx.config.MCP_CREDITS),
       };
     },
@@ -146,9 +148,7 @@ const coreTools: Tool[] = [
     }),
     run: async ({ ctx, team }, input) => {
       const buffer = Buffer.from(input.contentBase64, 'base64');
-      if (buffer.length > ctx.config.MEDIA_MAX_BYTES) {
-        throw new AppError(413, 'payload_too_large', `Files are limited to ${ctx.config.MEDIA_MAX_BYTES} bytes`, { limitBytes: ctx.config.MEDIA_MAX_BYTES });
-      }
+      if (buffer.length > ctx.config.MEDIA_MAX_BYTES) throw fileTooLarge(ctx.config.MEDIA_MAX_BYTES);
       return storeMedia(ctx.db, ctx.storage, team.id, { originalname: input.filename, mimetype: input.contentType, buffer }, ctx.config.baseUrl);
     },
   }),
@@ -261,7 +261,7 @@ const artifactTools: Tool[] = [
     app: 'artifacts',
     access: 'write',
     input: deliverRequestSchema,
-    run: async ({ ctx, team, principal }, request) => (await deliverArtifacts(ctx, team, principal, request)).body,
+    run: async ({ ctx, team, principal, agentId }, request) => (await deliverArtifacts(ctx, team, principal, { ...request, agentId: request.agentId ?? agentId })).body,
   }),
 ];
 

@@ -301,19 +301,32 @@ const OPEN: ExecutionStatus[] = ['pending_approval', 'running'];
  * Temporal UI is settled as failed, so it never reads pending forever.
  */
 export async function getExecution(ctx: AppContext, teamId: string, executionId: string): Promise<WarpExecutionJson> {
-  let row = await executionRow(ctx.db, teamId, executionId);
+  return presentExecution(await settledRow(ctx, await executionRow(ctx.db, teamId, executionId)), ctx.config.baseUrl);
+}
+
+/** A row that was opened this long ago and still has no workflow has lost it (not just: is being started). */
+const START_GRACE_MS = 60_000;
+
+async function settledRow(ctx: AppContext, row: ExecutionRow): Promise<ExecutionRow> {
   if (OPEN.includes(row.status)) {
+    const startedLongAgo = Date.now() - row.created_at.getTime() > START_GRACE_MS;
     const ended = await (await ctx.temporal.client()).workflow.getHandle(row.workflow_id).describe()
       .then((d) => (['TERMINATED', 'CANCELLED', 'TIMED_OUT', 'FAILED'].includes(d.status.name) ? d.status.name : null))
-      .catch((err) => (err instanceof WorkflowNotFoundError ? 'NOT_FOUND' : null));
+      .catch((err) => (err instanceof WorkflowNotFoundError && startedLongAgo ? 'NOT_FOUND' : null));
     if (ended) {
       await ctx.db('warp_executions').where({ id: row.id }).whereIn('status', OPEN).update({
         status: 'failed', error: JSON.stringify({ error: { code: 'execution_ended', message: `The workflow ended without finishing (${ended.toLowerCase()})` } }), updated_at: ctx.db.fn.now(),
       });
-      row = await executionRow(ctx.db, teamId, executionId);
+      return executionRow(ctx.db, row.team_id, row.id);
     }
   }
-  return presentExecution(row, ctx.config.baseUrl);
+  return row;
+}
+
+/** Executions by id, newest first, each settled as `getExecution` settles it; one query for the rows. */
+export async function executionsOf(ctx: AppContext, teamId: string, query: (q: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<WarpExecutionJson[]> {
+  const rows: ExecutionRow[] = await query(ctx.db('warp_executions').where({ team_id: teamId }).orderBy('seq', 'desc'));
+  return Promise.all(rows.map(async (row) => presentExecution(await settledRow(ctx, row), ctx.config.baseUrl)));
 }
 
 const notPending = (status: string) => invalidState(`The execution is not waiting for approval (status ${status})`, { status });
@@ -382,7 +395,15 @@ export async function executionForLink(ctx: AppContext, executionId: string, exp
 export async function useApprovalLink(ctx: AppContext, row: ExecutionRow, decision: 'approve' | 'decline') {
   const claimed = await ctx.db('warp_executions').where({ id: row.id }).whereNull('approval_link_used_at').update({ approval_link_used_at: ctx.db.fn.now() });
   if (claimed !== 1) throw invalidState('This approval link was already used');
-  return decision === 'approve' ? approveExecution(ctx, row.team_id, row.id, {}) : declineExecution(ctx, row.team_id, row.id, { reason: 'declined by approval link' });
+  try {
+    return decision === 'approve' ? await approveExecution(ctx, row.team_id, row.id, {}) : await declineExecution(ctx, row.team_id, row.id, { reason: 'declined by approval link' });
+  } catch (err) {
+    // Only a decision that was made (or can no longer be) spends the link; a passing outage does not.
+    if (!(err instanceof AppError && err.code === 'invalid_state')) {
+      await ctx.db('warp_executions').where({ id: row.id }).update({ approval_link_used_at: null });
+    }
+    throw err;
+  }
 }
 
 export const deliveryListQuerySchema = z.object({

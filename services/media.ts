@@ -51,6 +51,9 @@ export function presentMedia(row: MediaRow, baseUrl: string): MediaJson {
 /** A file name safe to store and to put in Content-Disposition. */
 const cleanFilename = (name: string) => (name.replace(/[\\/\0-\x1f"]/g, '_').trim().slice(0, 200) || 'file');
 
+/** The one size rule for files, whichever surface they arrive on. */
+export const fileTooLarge = (maxBytes: number) => new AppError(413, 'payload_too_large', `Files are limited to ${maxBytes} bytes`, { limitBytes: maxBytes });
+
 export async function storeMedia(
   db: Db,
   storage: MediaStorage,

@@ -6,7 +6,7 @@ import { clearSecret, secretKeyInputSchema } from './agentSecrets';
 import { deleteArtifact } from './artifacts';
 import { campaignSendSchema, deleteCampaign, sendCampaign } from './campaigns';
 import type { AppContext, TeamRef } from './context';
-import { claimExecution, dedupeKey, executionUrl, getExecution, updateExecution, WarpExecutionJson } from './deliveries';
+import { claimExecution, dedupeKey, executionsOf, executionUrl, updateExecution } from './deliveries';
 import type { ExecutionStatus } from './deliveryTypes';
 import { AppError } from './errors';
 import { newId } from './ids';
@@ -166,17 +166,20 @@ export const executionsQuerySchema = z.strictObject({
   executionIds: z.array(id).min(1).max(50).optional()
     .describe('The executionIds that sensitive writes answered with; omitted: the team\'s latest executions'),
   status: z.enum(['pending_approval', 'running', 'succeeded', 'failed', 'declined', 'expired']).optional(),
-  limit: z.number().int().min(1).max(50).default(20),
+  limit: z.number().int().min(1).max(50).default(20).describe('Without executionIds: how many of the latest'),
 });
 
-/** Executions as `check_warp_executions` reports them, newest first; unknown ids are listed apart. */
+/** Executions as `check_warp_executions` reports them, newest first; ids that are not the team's are listed apart. */
 export async function checkExecutions(ctx: AppContext, teamId: string, query: z.infer<typeof executionsQuerySchema>) {
-  const q = ctx.db('warp_executions').where({ team_id: teamId }).orderBy('seq', 'desc').limit(query.limit);
-  if (query.executionIds) q.whereIn('id', query.executionIds);
-  if (query.status) q.where({ status: query.status });
-  const ids: string[] = await q.pluck('id');
-  const executions: WarpExecutionJson[] = await Promise.all(ids.map((executionId) => getExecution(ctx, teamId, executionId)));
-  const unknown = (query.executionIds ?? []).filter((executionId) => !ids.includes(executionId));
+  const executions = await executionsOf(ctx, teamId, (q) => {
+    if (query.executionIds) q.whereIn('id', query.executionIds);
+    else q.limit(query.limit);
+    if (query.status) q.where({ status: query.status });
+    return q;
+  });
+  if (!query.executionIds) return { executions };
+  const known: string[] = await ctx.db('warp_executions').where({ team_id: teamId }).whereIn('id', query.executionIds).pluck('id');
+  const unknown = query.executionIds.filter((executionId) => !known.includes(executionId));
   return { executions, ...(unknown.length ? { unknownExecutionIds: unknown } : {}) };
 }
 

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createAgent } from '../services/agents';
 import { apiClient, newTeam, sleep, useProviderSuite } from './helpers';
 import { callTool, failing, mcpClient, ok } from './mcpHelpers';
 
@@ -279,6 +280,23 @@ describe('MCP', () => {
     }
   });
 
+  it('deliver_artifacts acts as the connection\'s agent: on /mcp/agents/{manual agent} it waits for approval', async () => {
+    await installAll();
+    const agentId = (await createAgent(suite.db, suite.team.teamId, 'Closer')).uuid;
+    await suite.api.call('PUT', `/agents/${agentId}/integrations/email`, { provider: 'sandbox' });
+    await suite.api.call('PATCH', `/agents/${agentId}`, { mode: 'manual' });
+    const who = await contact();
+    const offer = await ok(mcp, 'create_artifact', { title: 'Closing offer', status: 'ready', contactId: who.id });
+    const asCloser = await mcpClient(`${mcpUrl}/agents/${agentId}`, suite.team.token);
+    try {
+      const answer = await ok(asCloser, 'deliver_artifacts', { artifactIds: [offer.id], message: 'From the closer', integration: 'email' });
+      expect(answer).toMatchObject({ pending: true, status: 'pending_approval' });
+      expect(await suite.db('warp_executions').where({ id: answer.executionId }).first('agent_id')).toEqual({ agent_id: agentId });
+    } finally {
+      await asCloser.close();
+    }
+  });
+
   it('tool errors carry the HTTP API\'s codes; bad arguments are validation errors and cost nothing', async () => {
     await installAll();
     const before = (await suite.api.get('/credits')).body;
@@ -292,8 +310,13 @@ describe('MCP', () => {
     expect(await failing(mcp, 'campaign_stats', { campaignId: 'cmp_nope' })).toMatchObject({ code: 'not_found' });
     expect(await failing(mcp, 'check_warp_executions', { limit: 0 })).toMatchObject({ code: 'validation_error' });
     expect((await ok(mcp, 'check_warp_executions', { executionIds: ['wx_nope'] }))).toEqual({ executions: [], unknownExecutionIds: ['wx_nope'] });
-    // Refused by the service, not by the schema: charged (a write 2, three reads 1 each).
-    expect((await suite.api.get('/credits')).body.used).toBe(before.used + 5);
+    // A known id filtered out by status is not "unknown"; ids are not cut to the default limit.
+    const known: string[] = await suite.db('warp_executions').where({ team_id: suite.team.teamId }).orderBy('seq').pluck('id');
+    expect(known.length).toBeGreaterThan(0);
+    expect(await ok(mcp, 'check_warp_executions', { executionIds: known, status: 'expired' })).toEqual({ executions: [] });
+    expect((await ok(mcp, 'check_warp_executions', { executionIds: known, limit: 1 })).executions).toHaveLength(known.length);
+    // Refused by the service, not by the schema: charged (a write 2, five reads 1 each).
+    expect((await suite.api.get('/credits')).body.used).toBe(before.used + 7);
   });
 
   it('another team\'s connection sees nothing of this team through any tool', async () => {

@@ -2,7 +2,7 @@ import { NextFunction, Request, RequestHandler, Response, Router } from 'express
 import multer from 'multer';
 import type { AppContext } from '../../services/context';
 import { AppError, parseOrThrow } from '../../services/errors';
-import { deleteMedia, findMedia, listMedia, MediaRow, storeMedia, verifySignedMedia } from '../../services/media';
+import { deleteMedia, fileTooLarge, findMedia, listMedia, MediaRow, storeMedia, verifySignedMedia } from '../../services/media';
 import { pageQuerySchema } from '../../services/pagination';
 import { authOf, teamAccess } from '../auth';
 
@@ -20,7 +20,7 @@ export function mediaRouter(ctx: AppContext): Router {
     receiveFile(req, res, (err: unknown) => {
       if (!err) return next();
       if (err instanceof multer.MulterError) {
-        if (err.code === 'LIMIT_FILE_SIZE') return next(new AppError(413, 'payload_too_large', `Files are limited to ${maxBytes} bytes`, { limitBytes: maxBytes }));
+        if (err.code === 'LIMIT_FILE_SIZE') return next(fileTooLarge(maxBytes));
         return next(new AppError(400, 'validation_error', `Invalid upload: ${err.message}`, { issues: [{ path: err.field ?? 'file', message: err.message, code: err.code }] }));
       }
       next(new AppError(400, 'validation_error', `Invalid upload: ${(err as Error).message}`));
