@@ -353,7 +353,8 @@ export async function updateCampaign(ctx: AppContext, team: TeamRef, principal: 
   const contentChanged = ['subject', 'content', 'contentHtml', 'templateParams', 'aiParams', 'language', 'category', 'name'].some((k) => (input as Record<string, unknown>)[k] !== undefined);
   // An edit of content or audience sends a WhatsApp template back to Draft (to be resubmitted).
   const status = (row.status === 'pending' || row.status === 'approved') && (contentChanged || audienceChanged) ? 'draft' : row.status;
-  const [updated] = await db('campaigns').where({ id: row.id }).update({
+  // Only if nobody moved it meanwhile (a send, a submit): the checks above read that state.
+  const [updated] = await db('campaigns').where({ id: row.id, status: row.status }).whereNull('archived_at').update({
     ...(status === 'draft' && row.status !== 'draft' ? { whatsapp_template_id: null, submitted_at: null, whatsapp_rejection_reason: null } : {}),
     name: next.name, subject: next.subject, content: next.content, content_html: next.contentHtml,
     template_params: JSON.stringify(next.templateParams), ai_params: JSON.stringify(next.aiParams), agent_id: next.agentId,
@@ -363,6 +364,7 @@ export async function updateCampaign(ctx: AppContext, team: TeamRef, principal: 
     ...(input.contactIds !== undefined ? { contact_ids: input.contactIds } : {}),
     updated_at: db.fn.now(),
   }).returning('*');
+  if (!updated) throw invalidState('The campaign changed while it was being edited; read it and edit again');
   return presentCampaign(updated);
 }
 
@@ -480,7 +482,10 @@ export async function retryCampaign(ctx: AppContext, team: TeamRef, campaignId: 
 export async function archiveCampaign(db: Db, teamId: string, campaignId: string, archived: boolean): Promise<CampaignJson> {
   const row = await findCampaign(db, teamId, campaignId);
   if (archived && row.status !== 'completed' && row.status !== 'failed') throw invalidState('Only a Completed or Failed campaign can be archived', { status: row.status });
-  const [updated] = await db('campaigns').where({ id: row.id }).update({ archived_at: archived ? (row.archived_at ?? db.fn.now()) : null, updated_at: db.fn.now() }).returning('*');
+  const guarded = db('campaigns').where({ id: row.id });
+  if (archived) guarded.whereIn('status', ['completed', 'failed']);
+  const [updated] = await guarded.update({ archived_at: archived ? (row.archived_at ?? db.fn.now()) : null, updated_at: db.fn.now() }).returning('*');
+  if (!updated) throw invalidState('The campaign changed meanwhile; only a Completed or Failed campaign can be archived');
   return presentCampaign(updated);
 }
 
@@ -538,7 +543,16 @@ export async function refreshWhatsapp(ctx: AppContext, teamId: string, campaignI
   const row = await findCampaign(ctx.db, teamId, campaignId);
   if (row.channel !== 'whatsapp') throw rule('not_whatsapp', 'Only WhatsApp campaigns have templates');
   if (row.status !== 'pending') throw invalidState('Only a Pending template can be refreshed', { status: row.status });
-  await (await ctx.temporal.client()).workflow.getHandle(whatsappTemplateWorkflowId(row.id)).signal(refreshStatus);
+  try {
+    await (await ctx.temporal.client()).workflow.getHandle(whatsappTemplateWorkflowId(row.id)).signal(refreshStatus);
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    // The template's workflow ended without a verdict (it failed, or an operator ended it): back to Draft, to be submitted again.
+    await ctx.db('campaigns').where({ id: row.id, status: 'pending' }).update({
+      status: 'draft', whatsapp_template_id: null, submitted_at: null, whatsapp_rejection_reason: 'The template check ended without a verdict; submit again', updated_at: ctx.db.fn.now(),
+    });
+    throw invalidState('The template check had ended without a verdict; the campaign is back in Draft, submit it again');
+  }
   return settled(ctx.db, teamId, campaignId, 'pending');
 }
 
@@ -546,7 +560,13 @@ export async function refreshWhatsapp(ctx: AppContext, teamId: string, campaignI
 export async function templateStatusChanged(ctx: AppContext, templateId: string, status: string, reason?: string): Promise<boolean> {
   const row = await ctx.db('campaigns').where({ whatsapp_template_id: templateId, status: 'pending' }).first('id');
   if (!row) return false;
-  await (await ctx.temporal.client()).workflow.getHandle(whatsappTemplateWorkflowId(row.id)).signal(templateStatus, { status, reason });
+  try {
+    await (await ctx.temporal.client()).workflow.getHandle(whatsappTemplateWorkflowId(row.id)).signal(templateStatus, { status, reason });
+  } catch (err) {
+    // No workflow waits any more (refresh puts such a campaign back to Draft): the event changes nothing.
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
   return true;
 }
 

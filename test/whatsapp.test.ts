@@ -87,6 +87,24 @@ describe('WhatsApp template approval', () => {
     expect((await until(c.id, (x) => x.status === 'approved')).status).toBe('approved');
   });
 
+  it('a template check that ended without a verdict: refresh returns the campaign to Draft (409), a late webhook changes nothing, a bad body is 400', async () => {
+    const { campaign: c } = await campaign();
+    await suite.api.post(`/campaigns/${c.id}/whatsapp/submit`);
+    await until(c.id, () => [...suite.fake.templates.values()].some((t) => t.name === c.name));
+    const [templateId] = [...suite.fake.templates.entries()].find(([, t]) => t.name === c.name)!;
+    // An operator ends the workflow in the Temporal UI.
+    await (await suite.server.ctx.temporal.client()).workflow.getHandle(`wa-template-${c.id}`).terminate('operator');
+    expect(await (await webhook(templateId, 'APPROVED')).json()).toEqual({ applied: 0 });
+    const refreshed = await suite.api.post(`/campaigns/${c.id}/whatsapp/refresh`);
+    expect([refreshed.status, refreshed.body.error.code]).toEqual([409, 'invalid_state']);
+    expect((await suite.api.get(`/campaigns/${c.id}`)).body).toMatchObject({ status: 'draft', rejectionReason: expect.stringContaining('submit again') });
+    const body = 'not json';
+    const garbled = await fetch(`${suite.server.baseUrl}/webhooks/whatsapp`, {
+      method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}` },
+    });
+    expect([garbled.status, ((await garbled.json()) as any).error.code]).toEqual([400, 'validation_error']);
+  });
+
   it('submit rules: language and category required, WhatsApp only, an agent with WhatsApp Cloud', async () => {
     const noLanguage = (await campaign({ language: undefined })).campaign;
     expect((await suite.api.post(`/campaigns/${noLanguage.id}/whatsapp/submit`)).body.error.code).toBe('whatsapp_language_required');

@@ -7,6 +7,15 @@ import type { AppContext } from '../../services/context';
 import { recordEmailEvent, verifySvixSignature } from '../../services/emailEvents';
 import { AppError } from '../../services/errors';
 
+/** A signed webhook body as JSON; a body that is not JSON is the sender's error, not ours. */
+function jsonOf(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new AppError(400, 'validation_error', 'The webhook body is not JSON');
+  }
+}
+
 /** Provider webhooks: email open and click events (signature verified, replay-safe). */
 export function webhooksRouter(ctx: AppContext): Router {
   const router = Router();
@@ -16,13 +25,7 @@ export function webhooksRouter(ctx: AppContext): Router {
     if (!secret) throw new AppError(404, 'not_found', `No webhook is configured for provider ${provider}`);
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const eventId = verifySvixSignature(secret, req.headers, body);
-    let event: unknown;
-    try {
-      event = JSON.parse(body.toString('utf8'));
-    } catch {
-      throw new AppError(400, 'validation_error', 'The webhook body is not JSON');
-    }
-    res.json(await recordEmailEvent(ctx.db, provider, eventId, event));
+    res.json(await recordEmailEvent(ctx.db, provider, eventId, jsonOf(body)));
   });
   /** Meta's WhatsApp webhook: template status updates, signed with the app secret (X-Hub-Signature-256). */
   router.post('/webhooks/whatsapp', express.raw({ type: '*/*', limit: '256kb' }), async (req, res) => {
@@ -32,7 +35,7 @@ export function webhooksRouter(ctx: AppContext): Router {
     const expected = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
     const given = req.headers['x-hub-signature-256'];
     if (typeof given !== 'string' || !sameSecret(given, expected)) throw new AppError(401, 'invalid_signature', 'The webhook signature does not match');
-    const parsed = whatsappWebhookSchema.safeParse(JSON.parse(body.toString('utf8') || '{}'));
+    const parsed = whatsappWebhookSchema.safeParse(jsonOf(body));
     if (!parsed.success) throw new AppError(400, 'validation_error', 'Not a WhatsApp webhook payload');
     let applied = 0;
     for (const entry of parsed.data.entry) {
