@@ -78,12 +78,10 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
         db('campaigns').where({ id: input.campaignId }).first('cancel_requested_at')
           .then((row) => { cancelRequested ||= Boolean(row?.cancel_requested_at); }, () => undefined);
       }, CANCEL_CHECK_MS);
-      const worker = async () => {
+      const worker = async (via: NonNullable<typeof integration>) => {
         while (next < recipients.length && !cancelRequested) {
           const r = recipients[next++];
-          if (!integration) {
-            await settle(r.contact_id, { status: 'failed', error: JSON.stringify(errorBody('integration_inactive', `The agent has no active ${campaign.channel} integration`)) });
-          } else if (r.skip_now) {
+          if (r.skip_now) {
             // Opted out (or lost the address) since the snapshot: never sent.
             await settle(r.contact_id, { status: 'skipped', skip_reason: r.skip_now });
           } else {
@@ -91,9 +89,9 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
             let outcome: Record<string, unknown> | undefined;
             for (let attempt = 0; !outcome; attempt++) {
               try {
-                await sendRate.take(integration.provider);
-                const sent = await integration.adapter.send({
-                  channel: campaign.channel, to: r.address_now, from: integration.from, ...message,
+                await sendRate.take(via.provider);
+                const sent = await via.adapter.send({
+                  channel: campaign.channel, to: r.address_now, from: via.from, ...message,
                   idempotencyKey: `${input.campaignId}:${r.contact_id}:${r.attempt}`,
                 });
                 outcome = { status: 'sent', provider_message_id: sent.providerMessageId, sent_at: db.fn.now(), address: r.address_now, error: null };
@@ -116,7 +114,14 @@ export function createCampaignActivities({ db, secretBox, textGenerator, sendCon
         }
       };
       try {
-        await Promise.all(Array.from({ length: Math.min(sendConcurrency, recipients.length) }, worker));
+        if (integration) {
+          await Promise.all(Array.from({ length: Math.min(sendConcurrency, recipients.length) }, () => worker(integration)));
+        } else {
+          // Nobody can be sent to without the channel's integration: the batch fails in one statement.
+          processed = await db('campaign_recipients').where({ campaign_id: input.campaignId, status: 'pending' })
+            .whereIn('contact_id', recipients.map((r) => r.contact_id))
+            .update({ status: 'failed', error: JSON.stringify(errorBody('integration_inactive', `The agent has no active ${campaign.channel} integration`)) });
+        }
       } finally {
         clearInterval(cancelCheck);
       }

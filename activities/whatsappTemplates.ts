@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { ProviderError } from '../channels/types';
 import type { Db } from '../db/knex';
-import { placeholdersIn } from '../services/campaignContent';
+import { PLACEHOLDER, placeholdersIn } from '../services/campaignContent';
 import { whatsappTemplatesFor } from '../services/integrations';
 import type { SecretBox } from '../services/secretBox';
 
@@ -29,7 +29,7 @@ export function createTemplateActivities({ db, secretBox }: TemplateActivityDeps
       const { campaign, templates } = await api(campaignId);
       // {{name}} placeholders become the positional {{1}}, {{2}} … WhatsApp templates use.
       const names = placeholdersIn(campaign.content);
-      const body = campaign.content.replace(/\{\{\s*([a-z0-9_]+)\s*\}\}/g, (_: string, name: string) => `{{${names.indexOf(name) + 1}}}`);
+      const body = campaign.content.replace(PLACEHOLDER, (_: string, name: string) => `{{${names.indexOf(name) + 1}}}`);
       try {
         const created = await templates.submit({ name: campaign.name, language: campaign.language, category: campaign.category, body, examples: names.map((n) => `example ${n}`) });
         await db('campaigns').where({ id: campaignId }).update({ whatsapp_template_id: created.id, submitted_at: db.fn.now(), updated_at: db.fn.now() });

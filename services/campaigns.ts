@@ -256,18 +256,21 @@ async function checkCampaign(db: Db, teamId: string, c: {
   if (!c.content.trim() && !c.contentHtml?.trim()) throw rule('content_required', 'The campaign has no content');
   const both = Object.keys(c.templateParams).filter((k) => k in c.aiParams);
   if (both.length) throw rule('placeholder_in_both_maps', 'A placeholder is in templateParams or aiParams, never both', { placeholders: both });
-  if (c.channel === 'whatsapp') {
-    if (Object.keys(c.aiParams).length) throw rule('whatsapp_ai_params', 'WhatsApp templates take static placeholders only (no aiParams)');
-    if (!/^[a-z0-9_]+$/.test(c.name)) throw rule('whatsapp_name_not_slug', 'A WhatsApp template name is lowercase letters, digits and underscores', { name: c.name });
-    const unmapped = placeholdersIn(c.content).filter((p) => !(p in c.templateParams));
-    if (unmapped.length) throw rule('unmapped_placeholder', 'Every placeholder of a WhatsApp template must be mapped in templateParams', { placeholders: unmapped });
-  }
+  if (c.channel === 'whatsapp') checkWhatsappTemplate(c);
   if (Object.keys(c.aiParams).length) {
     const agentId = c.agentId ?? (principal.kind === 'oauth' ? principal.agentId : null);
     if (!agentId || !(await hasActiveIntegration(db, teamId, agentId, c.channel))) {
       throw rule('ai_params_need_agent', `aiParams need an agent with an active ${c.channel} integration on the campaign`);
     }
   }
+}
+
+/** What a WhatsApp template must be, on create, on edit and again on submit. */
+function checkWhatsappTemplate(c: { name: string; content: string; templateParams: Record<string, string>; aiParams: Record<string, string> }): void {
+  if (Object.keys(c.aiParams).length) throw rule('whatsapp_ai_params', 'WhatsApp templates take static placeholders only (no aiParams)');
+  if (!/^[a-z0-9_]+$/.test(c.name)) throw rule('whatsapp_name_not_slug', 'A WhatsApp template name is lowercase letters, digits and underscores', { name: c.name });
+  const unmapped = placeholdersIn(c.content).filter((p) => !(p in c.templateParams));
+  if (unmapped.length) throw rule('unmapped_placeholder', 'Every placeholder of a WhatsApp template must be mapped in templateParams', { placeholders: unmapped });
 }
 
 async function checkAudience(db: Db, teamId: string, channel: Channel, audience: Audience): Promise<void> {
@@ -514,11 +517,9 @@ export async function submitWhatsapp(ctx: AppContext, team: TeamRef, campaignId:
   const row = await findCampaign(ctx.db, team.id, campaignId);
   if (row.channel !== 'whatsapp') throw rule('not_whatsapp', 'Only WhatsApp campaigns have templates to submit');
   if (row.status !== 'draft' && row.status !== 'rejected') throw invalidState(`A ${row.status} campaign cannot be submitted`, { status: row.status });
-  if (!/^[a-z0-9_]+$/.test(row.name)) throw rule('whatsapp_name_not_slug', 'A WhatsApp template name is lowercase letters, digits and underscores', { name: row.name });
+  checkWhatsappTemplate({ name: row.name, content: row.content, templateParams: row.template_params, aiParams: row.ai_params });
   if (!row.language) throw rule('whatsapp_language_required', 'Set the template language (e.g. en or en_US)');
   if (!row.category) throw rule('whatsapp_category_required', 'Set the template category: MARKETING, UTILITY or AUTHENTICATION');
-  const unmapped = placeholdersIn(row.content).filter((p) => !(p in row.template_params));
-  if (unmapped.length) throw rule('unmapped_placeholder', 'Every placeholder of a WhatsApp template must be mapped in templateParams', { placeholders: unmapped });
   const agentId = await campaignAgent(ctx.db, row);
   if (!(await whatsappTemplatesFor(ctx.db, ctx.secretBox, team.id, agentId))) {
     throw rule('integration_inactive', 'The campaign agent needs an active WhatsApp Cloud integration to submit templates', { agentId });

@@ -47,6 +47,18 @@ describe('campaignWorkflow on the Temporal test environment', () => {
     recordHistory(suite.env, 'campaign-send', handle.workflowId);
   });
 
+  it('an agent without the channel\'s integration fails the reachable recipients (integration_inactive), retryable; the campaign ends Failed', async () => {
+    const campaignId = await campaignFor(25, 'nointegration');
+    const [agent] = await suite.db('agents').insert({ team_id: suite.team.teamId, name: 'Bare', slug: `bare-${Date.now()}` }).returning('id');
+    await suite.db('campaigns').where({ id: campaignId }).update({ agent_id: agent.id });
+    const handle = await start({ campaignId, teamId: suite.team.teamId, run: 1, scheduledAt: null, retry: false, batchSize: 10 });
+    expect(await handle.result()).toEqual({ status: 'failed' });
+    const campaign = await suite.db('campaigns').where({ id: campaignId }).first();
+    expect(campaign).toMatchObject({ status: 'failed', recipient_count: 25, sent_count: 0, skipped_count: 2, failed_count: 23 });
+    const codes = await suite.db('campaign_recipients').where({ campaign_id: campaignId, status: 'failed' }).pluck(suite.db.raw("error->'error'->>'code'"));
+    expect(new Set(codes)).toEqual(new Set(['integration_inactive']));
+  });
+
   it('waits on its schedule; the cancelSchedule signal returns the campaign to Draft', async () => {
     const campaignId = await campaignFor(3, 'scheduled');
     await suite.db('campaigns').where({ id: campaignId }).update({ status: 'scheduled', scheduled_at: new Date(Date.now() + 3600_000) });
