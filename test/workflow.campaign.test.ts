@@ -55,8 +55,8 @@ describe('campaignWorkflow on the Temporal test environment', () => {
     expect(await handle.result()).toEqual({ status: 'failed' });
     const campaign = await suite.db('campaigns').where({ id: campaignId }).first();
     expect(campaign).toMatchObject({ status: 'failed', recipient_count: 25, sent_count: 0, skipped_count: 2, failed_count: 23 });
-    const codes = await suite.db('campaign_recipients').where({ campaign_id: campaignId, status: 'failed' }).pluck(suite.db.raw("error->'error'->>'code'"));
-    expect(new Set(codes)).toEqual(new Set(['integration_inactive']));
+    const failed: { error: { error: { code: string } } }[] = await suite.db('campaign_recipients').where({ campaign_id: campaignId, status: 'failed' }).select('error');
+    expect(new Set(failed.map((r) => r.error.error.code))).toEqual(new Set(['integration_inactive']));
   });
 
   it('waits on its schedule; the cancelSchedule signal returns the campaign to Draft', async () => {
