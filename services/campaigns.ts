@@ -400,27 +400,27 @@ export async function sendCampaign(
 ): Promise<CampaignJson> {
   const { db } = ctx;
   const scheduledAt = input.scheduledAt && new Date(input.scheduledAt).getTime() > Date.now() ? new Date(input.scheduledAt) : null;
-  const { row, run } = await db.transaction(async (trx) => {
-    const current = await findCampaign(trx, team.id, campaignId, true);
-    if (current.archived_at) throw invalidState('Unarchive the campaign before sending it');
-    const sendable = current.channel === 'whatsapp' ? ['approved'] : ['draft'];
-    if (!sendable.includes(current.status)) {
-      throw current.channel === 'whatsapp' && ['draft', 'pending', 'rejected'].includes(current.status)
-        ? rule('whatsapp_not_approved', 'A WhatsApp campaign is sent only once its template is Approved', { status: current.status })
-        : invalidState(`A ${current.status} campaign cannot be sent`, { status: current.status });
-    }
-    await checkAudience(db, team.id, current.channel, await resolveAudience(db, team.id, { segmentId: current.segment_id, tags: current.tags, contactIds: current.contact_ids }));
-    const agentId = await campaignAgent(db, current);
-    if (!(await hasActiveIntegration(db, team.id, agentId, current.channel))) {
-      throw rule('integration_inactive', `The sending agent has no active ${current.channel} integration`, { agentId, channel: current.channel });
-    }
-    const nextRun = current.run + 1;
-    const [updated] = await trx('campaigns').where({ id: current.id }).update({
-      status: scheduledAt ? 'scheduled' : 'sending', scheduled_at: scheduledAt, run: nextRun, agent_id: agentId, send_approved_by: approvedBy, cancel_requested_at: null,
-      started_at: scheduledAt ? null : trx.fn.now(), updated_at: trx.fn.now(),
-    }).returning('*');
-    return { row: updated as CampaignRow, run: nextRun };
-  });
+  // The checks read without a lock (an audience count can take a while); the claim below only
+  // succeeds if the campaign is still as read, so of two concurrent sends one wins (and an edit that lost its Draft to a send is refused).
+  const current = await findCampaign(db, team.id, campaignId);
+  if (current.archived_at) throw invalidState('Unarchive the campaign before sending it');
+  const sendable = current.channel === 'whatsapp' ? ['approved'] : ['draft'];
+  if (!sendable.includes(current.status)) {
+    throw current.channel === 'whatsapp' && ['draft', 'pending', 'rejected'].includes(current.status)
+      ? rule('whatsapp_not_approved', 'A WhatsApp campaign is sent only once its template is Approved', { status: current.status })
+      : invalidState(`A ${current.status} campaign cannot be sent`, { status: current.status });
+  }
+  await checkAudience(db, team.id, current.channel, await resolveAudience(db, team.id, { segmentId: current.segment_id, tags: current.tags, contactIds: current.contact_ids }));
+  const agentId = await campaignAgent(db, current);
+  if (!(await hasActiveIntegration(db, team.id, agentId, current.channel))) {
+    throw rule('integration_inactive', `The sending agent has no active ${current.channel} integration`, { agentId, channel: current.channel });
+  }
+  const run = current.run + 1;
+  const [row] = await db('campaigns').where({ id: current.id, status: current.status, run: current.run }).whereNull('archived_at').update({
+    status: scheduledAt ? 'scheduled' : 'sending', scheduled_at: scheduledAt, run, agent_id: agentId, send_approved_by: approvedBy, cancel_requested_at: null,
+    started_at: scheduledAt ? null : db.fn.now(), updated_at: db.fn.now(),
+  }).returning('*') as CampaignRow[];
+  if (!row) throw invalidState('The campaign changed while it was being sent; read it and try again');
   await startRun(ctx, team, row, run, { scheduledAt: scheduledAt?.toISOString() ?? null, retry: false });
   return presentCampaign(row);
 }

@@ -168,6 +168,17 @@ describe('campaigns', () => {
     expect(suite.fake.byRecipient(who.email)).toHaveLength(1);
   });
 
+  it('two sends at once: one starts the run, the other is 409; the audience gets one message each', async () => {
+    const people = [await contact(), await contact()];
+    const campaign = (await emailCampaign(people.map((p) => p.id))).body;
+    const answers = await Promise.all([1, 2, 3].map(() => suite.api.post(`/campaigns/${campaign.id}/send`, {})));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
+    const done = await until(campaign.id, finished);
+    expect(done).toMatchObject({ status: 'completed', sentCount: 2 });
+    for (const p of people) expect(suite.fake.byRecipient(p.email)).toHaveLength(1);
+    expect(await suite.db('campaigns').where({ id: campaign.id }).first('run')).toEqual({ run: 1 });
+  });
+
   it('cancel send: remaining recipients fail with cancelled and the campaign ends Failed', async () => {
     const people = [];
     // Enough recipients that the send outlasts a slow signal on a loaded machine (batches of 5 at 300 ms).
