@@ -1,12 +1,15 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { planLimitsSchema, RateLimitSettings, windowSchema } from './services/rateLimits';
+import { planLimitsSchema, RateLimitSettings, windowSchema } from './services/platform/rateLimits';
 
 /** `N/S`: at most N per S seconds. */
-const windowSetting = z.string().regex(/^\d+\/\d+$/, 'write it as <requests>/<seconds>, e.g. 5/900').transform((value) => {
-  const [requests, perSeconds] = value.split('/').map(Number);
-  return windowSchema.parse({ requests, perSeconds });
-});
+const windowSetting = z
+  .string()
+  .regex(/^\d+\/\d+$/, 'write it as <requests>/<seconds>, e.g. 5/900')
+  .transform((value) => {
+    const [requests, perSeconds] = value.split('/').map(Number);
+    return windowSchema.parse({ requests, perSeconds });
+  });
 
 /** Every setting the processes read from the environment, parsed once. */
 const envSchema = z.object({
@@ -25,6 +28,8 @@ const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('team-agent-platform'),
   TEMPORAL_UI_PORT: z.coerce.number().int().default(8233),
+  /** How long a request waits on one Temporal call (connect included) before it answers 503 `temporal_unavailable`. */
+  TEMPORAL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   /** A prebuilt workflow bundle (scripts/bundle-workflows.ts); unset: bundled at worker start. */
   WORKFLOW_BUNDLE_PATH: z.string().optional(),
   /** Bearer token that may read the API's /metrics from anywhere; unset: loopback callers only. */
@@ -38,7 +43,9 @@ const envSchema = z.object({
   JOB_BODY_LIMIT: z.string().default('64mb'),
   BODY_LIMIT: z.string().default('1mb'),
   /** API requests per team, by the team's plan (JSON: plan → { requests, perSeconds }). */
-  RATE_LIMITS: z.string().default('{"free":{"requests":600,"perSeconds":60},"pro":{"requests":6000,"perSeconds":60}}')
+  RATE_LIMITS: z
+    .string()
+    .default('{"free":{"requests":600,"perSeconds":60},"pro":{"requests":6000,"perSeconds":60}}')
     .transform((json, ctx) => {
       try {
         return planLimitsSchema.parse(JSON.parse(json));
@@ -48,30 +55,45 @@ const envSchema = z.object({
       }
     }),
   /** MCP credits per billing cycle (a calendar month, UTC), by plan (JSON: plan → credits); an unlisted plan is unmetered. */
-  MCP_CREDITS: z.string().default('{"free":50,"pro":5000}').transform((json, ctx) => {
-    try {
-      return z.record(z.string(), z.number().int().min(0)).parse(JSON.parse(json));
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `MCP_CREDITS: ${(err as Error).message}` });
-      return z.NEVER;
-    }
-  }),
+  MCP_CREDITS: z
+    .string()
+    .default('{"free":50,"pro":5000}')
+    .transform((json, ctx) => {
+      try {
+        return z.record(z.string(), z.number().int().min(0)).parse(JSON.parse(json));
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `MCP_CREDITS: ${(err as Error).message}` });
+        return z.NEVER;
+      }
+    }),
   /** Failed logins at the authorization page, per account and per client address. */
   LOGIN_LIMIT_PER_ACCOUNT: windowSetting.prefault('5/900'),
   LOGIN_LIMIT_PER_ADDRESS: windowSetting.prefault('50/3600'),
   /** Dynamic client registrations per client address. */
   REGISTRATION_LIMIT: windowSetting.prefault('30/600'),
   OAUTH_ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).default(3600),
-  OAUTH_REFRESH_TOKEN_TTL: z.coerce.number().int().min(60).default(30 * 24 * 3600),
+  OAUTH_REFRESH_TOKEN_TTL: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(30 * 24 * 3600),
   OAUTH_CODE_TTL: z.coerce.number().int().min(10).max(600).default(300),
   /** 32 bytes, base64: encrypts provider secrets and signs approval and media links. Unset: generated once into DATA_DIR/secrets.key. */
   SECRETS_KEY: z.string().optional(),
   /** The domain of the agents' receive-only mailboxes ({inbox_domain}); never a sender. */
   INBOX_DOMAIN: z.string().default('inbox.localhost'),
   /** Largest media upload, bytes. */
-  MEDIA_MAX_BYTES: z.coerce.number().int().min(1).default(25 * 1024 * 1024),
+  MEDIA_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(25 * 1024 * 1024),
   /** How long a manual-mode approval waits before the execution expires. */
-  APPROVAL_TTL_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
+  APPROVAL_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(7 * 24 * 3600),
   /** How long an auto-mode deliver request waits for the send before answering 202 instead of 200. */
   DELIVERY_WAIT_SECONDS: z.coerce.number().int().min(1).max(120).default(25),
   /** Recipients per campaign dispatch activity (each heartbeats; the workflow continues as new every few hundred). */
@@ -79,14 +101,17 @@ const envSchema = z.object({
   /** Provider calls in flight per dispatch activity. */
   CAMPAIGN_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(20),
   /** Messages per second per provider for campaign sends, shared by every worker (JSON: provider → rate); unlisted: no limit. */
-  CAMPAIGN_RATE_LIMITS: z.string().default('{}').transform((json, ctx) => {
-    try {
-      return z.record(z.string(), z.number().positive()).parse(JSON.parse(json));
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `CAMPAIGN_RATE_LIMITS: ${(err as Error).message}` });
-      return z.NEVER;
-    }
-  }),
+  CAMPAIGN_RATE_LIMITS: z
+    .string()
+    .default('{}')
+    .transform((json, ctx) => {
+      try {
+        return z.record(z.string(), z.number().positive()).parse(JSON.parse(json));
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `CAMPAIGN_RATE_LIMITS: ${(err as Error).message}` });
+        return z.NEVER;
+      }
+    }),
   /** An OpenAI-compatible API (…/v1) that writes aiParams placeholders; unset: an offline, deterministic writer. */
   AI_BASE_URL: z.url().optional(),
   AI_API_KEY: z.string().optional(),
@@ -96,14 +121,17 @@ const envSchema = z.object({
   /** The Meta app secret that signs WhatsApp webhooks (X-Hub-Signature-256); unset: the webhook is off. */
   WHATSAPP_APP_SECRET: z.string().min(8).optional(),
   /** Signing secrets of email providers' event webhooks (Svix-style `whsec_…`), JSON: provider → secret. */
-  EMAIL_WEBHOOK_SECRETS: z.string().default('{}').transform((json, ctx) => {
-    try {
-      return z.record(z.string(), z.string().min(8)).parse(JSON.parse(json));
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `EMAIL_WEBHOOK_SECRETS: ${(err as Error).message}` });
-      return z.NEVER;
-    }
-  }),
+  EMAIL_WEBHOOK_SECRETS: z
+    .string()
+    .default('{}')
+    .transform((json, ctx) => {
+      try {
+        return z.record(z.string(), z.string().min(8)).parse(JSON.parse(json));
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `EMAIL_WEBHOOK_SECRETS: ${(err as Error).message}` });
+        return z.NEVER;
+      }
+    }),
 });
 
 export type Config = z.infer<typeof envSchema> & {
@@ -118,11 +146,19 @@ export type Config = z.infer<typeof envSchema> & {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.parse(env);
-  return withUrls({ ...parsed, dataDir: path.resolve(parsed.DATA_DIR) }, parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`, parsed.BASE_URL);
+  return withUrls(
+    { ...parsed, dataDir: path.resolve(parsed.DATA_DIR) },
+    parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`,
+    parsed.BASE_URL,
+  );
 }
 
 /** The derived addresses, from the public URL (and an explicit API base URL, if any). */
-export function withUrls<C extends Omit<Config, 'baseUrl' | 'publicUrl' | 'mcpUrl'>>(config: C, publicUrl: string, baseUrl?: string): C & Pick<Config, 'baseUrl' | 'publicUrl' | 'mcpUrl'> {
+export function withUrls<C extends Omit<Config, 'baseUrl' | 'publicUrl' | 'mcpUrl'>>(
+  config: C,
+  publicUrl: string,
+  baseUrl?: string,
+): C & Pick<Config, 'baseUrl' | 'publicUrl' | 'mcpUrl'> {
   const root = publicUrl.replace(/\/$/, '');
   return { ...config, publicUrl: root, baseUrl: (baseUrl ?? `${root}/v1`).replace(/\/$/, ''), mcpUrl: `${root}/mcp` };
 }

@@ -1,11 +1,12 @@
 import http from 'node:http';
 import path from 'node:path';
 import { createApp } from './api/app';
+import { providerPools } from './channels/pools';
 import { Config, loadConfig, withUrls } from './config';
 import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
-import { AppContext, buildAppContext } from './services/context';
+import { AppContext, buildAppContext } from './services/platform/context';
 
 export interface RunningServer {
   url: string;
@@ -21,9 +22,8 @@ export async function startServer(config: Config, db: Db): Promise<RunningServer
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   const port = (server.address() as { port: number }).port;
-  const effective: Config = config.PORT === 0 && !config.BASE_URL
-    ? withUrls({ ...config, PORT: port }, `http://127.0.0.1:${port}`)
-    : config;
+  const effective: Config =
+    config.PORT === 0 && !config.BASE_URL ? withUrls({ ...config, PORT: port }, `http://127.0.0.1:${port}`) : config;
   const ctx = buildAppContext(effective, db, createLogger(config.LOG_LEVEL, 'api'));
   server.on('request', createApp(ctx));
   return {
@@ -33,6 +33,8 @@ export async function startServer(config: Config, db: Db): Promise<RunningServer
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await ctx.temporal.close();
+      // Campaign test sends go out from the API process, through its own pools.
+      await providerPools.closeAll();
     },
   };
 }
@@ -53,8 +55,15 @@ async function main(): Promise<void> {
     await pg.stop();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // A shutdown that fails still ends the process: logged, exit code 1.
+  const onSignal = () => {
+    stop().catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
 }
 
 if (require.main === module) {

@@ -28,6 +28,48 @@ async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
   throw new Error(`${url} did not answer within ${timeoutMs / 1000}s`);
 }
 
+/** More crashes than this within CRASH_WINDOW_MS is a crash loop: restarting again would only hide it. */
+const CRASH_LOOP_LIMIT = 5;
+const CRASH_WINDOW_MS = 60_000;
+
+/**
+ * Runs `entry` as a child process and restarts it when it dies (a SIGKILLed worker, an API that
+ * crashed), with a growing delay and a log line each time. Only Ctrl-C or a crash loop ends it.
+ */
+function supervise(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  stopping: () => boolean,
+  crashLoop: (reason: string) => void,
+) {
+  let child: ChildProcess;
+  const crashes: number[] = [];
+  const launch = () => {
+    child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, entry)], { env, stdio: 'inherit' });
+    child.once('exit', (code, signal) => {
+      if (stopping()) return;
+      const now = Date.now();
+      crashes.push(now);
+      while (crashes.length && crashes[0]! < now - CRASH_WINDOW_MS) crashes.shift();
+      if (crashes.length >= CRASH_LOOP_LIMIT) {
+        crashLoop(
+          `${entry} exited ${crashes.length} times within ${CRASH_WINDOW_MS / 1000}s (last: ${code ?? signal}); stopping everything`,
+        );
+        return;
+      }
+      const delayMs = Math.min(500 * 2 ** (crashes.length - 1), 15_000);
+      log(
+        `${entry} exited (${code ?? signal}); restarting it in ${delayMs} ms (crash ${crashes.length} of ${CRASH_LOOP_LIMIT} allowed per minute)`,
+      );
+      setTimeout(() => {
+        if (!stopping()) launch();
+      }, delayMs);
+    });
+  };
+  launch();
+  return { current: () => child };
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -52,45 +94,65 @@ async function main(): Promise<void> {
     });
   }
 
-  log(config.DATABASE_URL ? 'using DATABASE_URL' : `starting embedded Postgres on port ${config.EMBEDDED_PG_PORT} (data in ${config.dataDir}/pg)`);
-  const pg = await ensurePostgres({ databaseUrl: config.DATABASE_URL, dataDir: path.join(config.dataDir, 'pg'), port: config.EMBEDDED_PG_PORT });
+  log(
+    config.DATABASE_URL
+      ? 'using DATABASE_URL'
+      : `starting embedded Postgres on port ${config.EMBEDDED_PG_PORT} (data in ${config.dataDir}/pg)`,
+  );
+  const pg = await ensurePostgres({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: path.join(config.dataDir, 'pg'),
+    port: config.EMBEDDED_PG_PORT,
+  });
   const db = createDb(pg.url);
   const applied = await migrateLatest(db);
   await db.destroy();
   log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
 
   const env = { ...process.env, DATABASE_URL: pg.url, TEMPORAL_ADDRESS: devServer?.address ?? config.TEMPORAL_ADDRESS };
-  const children: ChildProcess[] = ['worker.ts', 'server.ts'].map((entry) =>
-    spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, entry)], { env, stdio: 'inherit' }),
+  let stopping = false;
+  const supervised = ['worker.ts', 'server.ts'].map((entry) =>
+    supervise(
+      entry,
+      env,
+      () => stopping,
+      (reason) => {
+        log(reason);
+        void stop(1); // never rejects: see stop below
+      },
+    ),
   );
 
-  process.once('exit', () => children.forEach((child) => child.kill('SIGKILL')));
-  let stopping = false;
+  process.once('exit', () => supervised.forEach((s) => s.current().kill('SIGKILL')));
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     log('stopping...');
-    await Promise.all(children.map((child) => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-    })));
-    await devServer?.stop();
-    await pg.stop();
-    log('stopped');
+    try {
+      await Promise.all(
+        supervised.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              const child = s.current();
+              if (child.exitCode !== null || child.signalCode !== null) return resolve();
+              child.once('exit', () => resolve());
+              child.kill('SIGTERM');
+              setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+            }),
+        ),
+      );
+      await devServer?.stop();
+      await pg.stop();
+      log('stopped');
+    } catch (err) {
+      console.error(err);
+      code = code || 1;
+    }
     process.exit(code);
   };
+  // stop() never rejects (it ends the process), so the callers fire and forget it.
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
-  for (const child of children) {
-    child.once('exit', (code, signal) => {
-      if (!stopping) {
-        log(`a child process exited (${code ?? signal}); stopping the rest`);
-        void stop(1);
-      }
-    });
-  }
 
   await waitForHttp(`${config.publicUrl}/healthz`);
   log(`API:         ${config.baseUrl}`);

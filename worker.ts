@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from './activities';
+import { providerPools } from './channels/pools';
 import { Config, loadConfig } from './config';
 import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
-import { textGeneratorFor } from './services/campaignContent';
-import { SendRate } from './services/rateLimits';
-import { buildAppContext } from './services/context';
+import { textGeneratorFor } from './services/campaigns/content';
+import { SendRate } from './services/platform/rateLimits';
+import { buildAppContext } from './services/platform/context';
 import { waitForTemporal } from './temporal/devServer';
 import { ensureSearchAttributes } from './temporal/searchAttributes';
 
@@ -47,6 +48,8 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
   const done = worker.run().finally(async () => {
     await connection.close();
     await appContext.temporal.close();
+    // Activities have drained: no send is in flight on the provider connections.
+    await providerPools.closeAll();
   });
   return {
     worker,
@@ -77,7 +80,10 @@ async function main(): Promise<void> {
   await admin.close();
   const running = await startWorker(config, db);
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker running');
-  const stop = () => void running.shutdown();
+  // main() awaits running.done below, which carries any failure of the shutdown; not thrown twice.
+  const stop = () => {
+    running.shutdown().catch(() => undefined);
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await running.done;

@@ -5,9 +5,14 @@ import { createWarpActivities, WarpActivityDeps } from './warps';
 import { createTemplateActivities } from './whatsappTemplates';
 
 /** Every activity the worker registers. */
-export function createActivities(deps: JobActivityDeps & DeliveryActivityDeps & CampaignActivityDeps & WarpActivityDeps) {
+export function createActivities(
+  deps: JobActivityDeps & DeliveryActivityDeps & CampaignActivityDeps & WarpActivityDeps,
+) {
   return {
-    ...createJobActivities(deps), ...createDeliveryActivities(deps), ...createCampaignActivities(deps), ...createTemplateActivities(deps),
+    ...createJobActivities(deps),
+    ...createDeliveryActivities(deps),
+    ...createCampaignActivities(deps),
+    ...createTemplateActivities(deps),
     ...createWarpActivities(deps),
   };
 }

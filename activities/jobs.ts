@@ -2,28 +2,21 @@ import { once } from 'node:events';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../db/knex';
-import { normalizeImportRow } from '../services/contactImport';
-import { contactRowValues, ContactRow } from '../services/contacts';
-import { JobError, markJobRunning, settleJob } from '../services/jobs';
-import type { ExportInput, IngestInput } from '../services/jobTypes';
-import { newId } from '../services/ids';
-import { chunkText } from '../services/knowledge';
-import type { MediaStorage } from '../services/storage';
-
-export interface ImportRowError {
-  /** 0-based position of the row in the job's rows (for CSV: data rows, header excluded). */
-  index: number;
-  message: string;
-}
-
-export interface ImportSummary {
-  total: number;
-  imported: number;
-  duplicates: number;
-  failed: number;
-  errors: ImportRowError[];
-  errorsTruncated: boolean;
-}
+import { normalizeImportRow } from '../services/contacts/contactImport';
+import { consentTime, contactRowValues, ContactRow } from '../services/contacts/contacts';
+import { markJobRunning, settleJob } from '../services/jobs/jobs';
+import type { ExportInput, IngestInput } from '../services/jobs/jobTypes';
+import { newId } from '../services/platform/ids';
+import { chunkText } from '../services/agents/knowledge';
+import type { MediaStorage } from '../services/media/storage';
+import type {
+  ExportResult,
+  ImportRowError,
+  ImportSummary,
+  JobActivities,
+  JobError,
+  JobResult,
+} from '../workflows/contracts/job';
 
 export interface JobActivityDeps {
   db: Db;
@@ -54,7 +47,7 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
       await markJobRunning(db, jobId);
     },
 
-    async completeJob(jobId: string, result: Record<string, unknown>): Promise<void> {
+    async completeJob(jobId: string, result: JobResult): Promise<void> {
       await settleJob(db, jobId, { status: 'succeeded', result });
     },
 
@@ -72,24 +65,42 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
      * created with) — in one statement. Each contact records its job and row,
      * so a batch that runs again after a crash inserts nothing twice and reports the same counts.
      */
-    async importContactsBatch(args: { jobId: string; offset: number; limit: number }): Promise<Omit<ImportSummary, 'total'>> {
+    async importContactsBatch(args: {
+      jobId: string;
+      offset: number;
+      limit: number;
+    }): Promise<Omit<ImportSummary, 'total'>> {
       const { jobId, offset, limit } = args;
       heartbeat({ offset });
       const { team_id: teamId } = await loadJob(jobId);
-      const slice = await db('job_input_chunks').where({ job_id: jobId, position: Math.floor(offset / limit) }).first('rows');
+      const slice = await db('job_input_chunks')
+        .where({ job_id: jobId, position: Math.floor(offset / limit) })
+        .first('rows');
       const rows = ((slice?.rows ?? []) as unknown[]).map((row, i) => ({ idx: offset + i, row }));
 
       const errors: ImportRowError[] = [];
       let failed = 0;
       const values: Record<string, unknown>[] = [];
+      /** Lower-cased email → the first granted consent for it in this batch. */
+      const grants = new Map<string, { email: string; source: string | null; at: string }>();
       for (const { idx, row } of rows as { idx: number; row: unknown }[]) {
-        const outcome = row && typeof row === 'object' && !Array.isArray(row)
-          ? normalizeImportRow(row as Record<string, unknown>)
-          : { ok: false as const, message: 'a row must be an object' };
+        const outcome =
+          row && typeof row === 'object' && !Array.isArray(row)
+            ? normalizeImportRow(row as Record<string, unknown>)
+            : { ok: false as const, message: 'a row must be an object' };
         if (!outcome.ok) {
           failed++;
-          if (errors.length < MAX_ERRORS_PER_BATCH) errors.push({ index: idx, message: outcome.message });
+          if (errors.length < MAX_ERRORS_PER_BATCH)
+            errors.push({ index: idx, ...(outcome.field ? { field: outcome.field } : {}), message: outcome.message });
           continue;
+        }
+        const { email, marketingConsent, consentSource, consentAt } = outcome.fields;
+        if (email && marketingConsent === 'granted' && !grants.has(email.toLowerCase())) {
+          grants.set(email.toLowerCase(), {
+            email,
+            source: consentSource ?? null,
+            at: consentTime(consentAt).toISOString(),
+          });
         }
         values.push({
           id: newId('ct'),
@@ -100,6 +111,18 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
         });
       }
       if (values.length > 0) await db('contacts').insert(values).onConflict().ignore();
+      // A granted row whose email exists already grants that contact's consent (docs/ARCHITECTURE.md
+      // › Consent on re-import). Only pending contacts change: a retried batch changes nothing twice,
+      // and a grant already recorded keeps its own source and time.
+      if (grants.size > 0) {
+        await db.raw(
+          `UPDATE contacts SET marketing_consent = 'granted', consent_source = g.source, consent_at = g.at, updated_at = now()
+           FROM jsonb_to_recordset(?::jsonb) AS g(email text, source text, at timestamptz)
+           WHERE contacts.team_id = ? AND contacts.email IS NOT NULL AND lower(contacts.email) = lower(g.email)
+             AND contacts.marketing_consent = 'pending'`,
+          [JSON.stringify([...grants.values()]), teamId],
+        );
+      }
       heartbeat({ offset: offset + rows.length });
 
       const [{ count }] = await db('contacts')
@@ -117,14 +140,29 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
     },
 
     /** Writes the team's contacts as CSV into team media; the media id is derived from the job, so a retry overwrites. */
-    async exportContacts(jobId: string) {
+    async exportContacts(jobId: string): Promise<ExportResult> {
       const job = await loadJob(jobId);
       const input = job.input as ExportInput;
       const mediaId = `med_${jobId.slice(4)}`;
       const filename = `contacts-${new Date().toISOString().slice(0, 10)}-${jobId}.csv`;
       const storageKey = `${job.team_id}/${mediaId}.csv`;
       const out = storage.createWriteStream(storageKey);
-      const columns = ['id', 'name', 'firstName', 'lastName', 'email', 'phone', 'company', 'title', 'location', 'tags', 'marketingConsent', 'createdAt'];
+      const columns = [
+        'id',
+        'name',
+        'firstName',
+        'lastName',
+        'email',
+        'phone',
+        'company',
+        'title',
+        'location',
+        'tags',
+        'marketingConsent',
+        'consentSource',
+        'consentAt',
+        'createdAt',
+      ];
       let bytes = 0;
       const write = async (text: string) => {
         bytes += Buffer.byteLength(text);
@@ -137,14 +175,32 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
         const page: ContactRow[] = await db('contacts')
           .where({ team_id: job.team_id })
           .where('seq', '>', after)
-          .modify((q) => { if (input.tags) q.whereRaw('tags && ?::text[]', [input.tags]); })
+          .modify((q) => {
+            if (input.tags) q.whereRaw('tags && ?::text[]', [input.tags]);
+          })
           .orderBy('seq')
           .limit(EXPORT_PAGE_SIZE);
         if (page.length === 0) break;
-        await write(stringify(page.map((c) => [
-          c.id, c.name, c.first_name, c.last_name, c.email, c.phone, c.company, c.title, c.location,
-          c.tags.join(';'), c.marketing_consent, c.created_at.toISOString(),
-        ])));
+        await write(
+          stringify(
+            page.map((c) => [
+              c.id,
+              c.name,
+              c.first_name,
+              c.last_name,
+              c.email,
+              c.phone,
+              c.company,
+              c.title,
+              c.location,
+              c.tags.join(';'),
+              c.marketing_consent,
+              c.consent_source,
+              c.consent_at?.toISOString(),
+              c.created_at.toISOString(),
+            ]),
+          ),
+        );
         rowCount += page.length;
         after = page[page.length - 1].seq;
         heartbeat({ rowCount });
@@ -152,7 +208,14 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
       out.end();
       await once(out, 'finish');
       await db('media')
-        .insert({ id: mediaId, team_id: job.team_id, filename, content_type: 'text/csv', size_bytes: bytes, storage_key: storageKey })
+        .insert({
+          id: mediaId,
+          team_id: job.team_id,
+          filename,
+          content_type: 'text/csv',
+          size_bytes: bytes,
+          storage_key: storageKey,
+        })
         .onConflict('id')
         .merge(['filename', 'size_bytes']);
       return { mediaId, filename, contentType: 'text/csv', rowCount, bytes };
@@ -169,8 +232,13 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
       await db.transaction(async (trx) => {
         const inserted = await trx('knowledge_documents')
           .insert({
-            id: documentId, team_id: job.team_id, agent_id: input.agentId, job_id: jobId, title: input.title,
-            char_count: input.text.length, chunk_count: chunks.length,
+            id: documentId,
+            team_id: job.team_id,
+            agent_id: input.agentId,
+            job_id: jobId,
+            title: input.title,
+            char_count: input.text.length,
+            chunk_count: chunks.length,
           })
           .onConflict('id')
           .ignore()
@@ -178,14 +246,20 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
         if (inserted.length === 0) return;
         for (let start = 0; start < chunks.length; start += 1000) {
           await trx('knowledge_chunks').insert(
-            chunks.slice(start, start + 1000).map((content, i) => ({ document_id: documentId, position: start + i, content })),
+            chunks
+              .slice(start, start + 1000)
+              .map((content, i) => ({ document_id: documentId, position: start + i, content })),
           );
           heartbeat({ chunks: start });
         }
       });
-      return { documentId, agentId: input.agentId, title: input.title, chunkCount: chunks.length, charCount: input.text.length };
+      return {
+        documentId,
+        agentId: input.agentId,
+        title: input.title,
+        chunkCount: chunks.length,
+        charCount: input.text.length,
+      };
     },
-  };
+  } satisfies JobActivities;
 }
-
-export type JobActivities = ReturnType<typeof createJobActivities>;

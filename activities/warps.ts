@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
-import type { AppContext } from '../services/context';
-import { runApprovedWrite } from '../services/warps';
+import type { AppContext } from '../services/platform/context';
+import { runApprovedWrite } from '../services/deliveries/warps';
+import type { WarpActivities } from '../workflows/contracts/warpExecution';
 
 export interface WarpActivityDeps {
   /** Approved writes run the same service functions the API does. */
@@ -12,5 +13,5 @@ export function createWarpActivities({ appContext }: WarpActivityDeps) {
     async runApprovedWrite(executionId: string) {
       return runApprovedWrite(appContext, executionId, Context.current().info.attempt);
     },
-  };
+  } satisfies WarpActivities;
 }

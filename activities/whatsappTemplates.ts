@@ -1,9 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { ProviderError } from '../channels/types';
 import type { Db } from '../db/knex';
-import { PLACEHOLDER, placeholdersIn } from '../services/campaignContent';
-import { whatsappTemplatesFor } from '../services/integrations';
-import type { SecretBox } from '../services/secretBox';
+import { PLACEHOLDER, placeholdersIn } from '../services/campaigns/content';
+import { whatsappTemplatesFor } from '../services/agents/integrations';
+import type { SecretBox } from '../services/platform/secretBox';
+import type { TemplateActivities, TemplateStatusReport } from '../workflows/contracts/whatsappTemplate';
 
 export interface TemplateActivityDeps {
   db: Db;
@@ -15,11 +16,16 @@ export function createTemplateActivities({ db, secretBox }: TemplateActivityDeps
   async function api(campaignId: string) {
     const campaign = await db('campaigns').where({ id: campaignId }).first();
     const templates = await whatsappTemplatesFor(db, secretBox, campaign.team_id, campaign.agent_id);
-    if (!templates) throw ApplicationFailure.nonRetryable('The campaign agent has no active WhatsApp Cloud integration', 'IntegrationMissing');
+    if (!templates)
+      throw ApplicationFailure.nonRetryable(
+        'The campaign agent has no active WhatsApp Cloud integration',
+        'IntegrationMissing',
+      );
     return { campaign, templates };
   }
   const classify = (err: unknown): never => {
-    if (err instanceof ProviderError && !err.retryable) throw ApplicationFailure.nonRetryable(err.message, 'ProviderRejected');
+    if (err instanceof ProviderError && !err.retryable)
+      throw ApplicationFailure.nonRetryable(err.message, 'ProviderRejected');
     throw err;
   };
 
@@ -31,8 +37,16 @@ export function createTemplateActivities({ db, secretBox }: TemplateActivityDeps
       const names = placeholdersIn(campaign.content);
       const body = campaign.content.replace(PLACEHOLDER, (_: string, name: string) => `{{${names.indexOf(name) + 1}}}`);
       try {
-        const created = await templates.submit({ name: campaign.name, language: campaign.language, category: campaign.category, body, examples: names.map((n) => `example ${n}`) });
-        await db('campaigns').where({ id: campaignId }).update({ whatsapp_template_id: created.id, submitted_at: db.fn.now(), updated_at: db.fn.now() });
+        const created = await templates.submit({
+          name: campaign.name,
+          language: campaign.language,
+          category: campaign.category,
+          body,
+          examples: names.map((n) => `example ${n}`),
+        });
+        await db('campaigns')
+          .where({ id: campaignId })
+          .update({ whatsapp_template_id: created.id, submitted_at: db.fn.now(), updated_at: db.fn.now() });
         return { templateId: created.id };
       } catch (err) {
         if (err instanceof ProviderError && !err.retryable) return { rejected: err.message };
@@ -40,22 +54,30 @@ export function createTemplateActivities({ db, secretBox }: TemplateActivityDeps
       }
     },
 
-    async fetchTemplateStatus(campaignId: string, templateId: string) {
+    async fetchTemplateStatus(campaignId: string, templateId: string): Promise<TemplateStatusReport> {
       const { templates } = await api(campaignId);
       return templates.status(templateId).then((s) => ({ status: s.status, reason: s.rejectedReason }), classify);
     },
 
     /** Still waiting: the campaign is Pending with this very template (an edit sends it back to Draft). */
     async campaignStillPending(campaignId: string, templateId: string): Promise<boolean> {
-      return Boolean(await db('campaigns').where({ id: campaignId, status: 'pending', whatsapp_template_id: templateId }).first('id'));
+      return Boolean(
+        await db('campaigns')
+          .where({ id: campaignId, status: 'pending', whatsapp_template_id: templateId })
+          .first('id'),
+      );
     },
 
-    async settleTemplate(campaignId: string, outcome: { status: string; reason?: string }): Promise<{ status: string }> {
+    async settleTemplate(campaignId: string, outcome: TemplateStatusReport): Promise<{ status: string }> {
       const approved = outcome.status === 'APPROVED';
-      await db('campaigns').where({ id: campaignId, status: 'pending' }).update({
-        status: approved ? 'approved' : 'rejected', whatsapp_rejection_reason: approved ? null : (outcome.reason ?? 'rejected by the provider'), updated_at: db.fn.now(),
-      });
+      await db('campaigns')
+        .where({ id: campaignId, status: 'pending' })
+        .update({
+          status: approved ? 'approved' : 'rejected',
+          whatsapp_rejection_reason: approved ? null : (outcome.reason ?? 'rejected by the provider'),
+          updated_at: db.fn.now(),
+        });
       return { status: approved ? 'approved' : 'rejected' };
     },
-  };
+  } satisfies TemplateActivities;
 }

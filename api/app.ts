@@ -1,24 +1,66 @@
 import cors from 'cors';
 import express, { Express } from 'express';
+import { z } from 'zod';
 import { pinoHttp } from 'pino-http';
-import type { AppContext } from '../services/context';
+import type { AppContext } from '../services/platform/context';
 import { errorHandler, notFoundRoute } from './http';
 import { measureRequests, metricsRoute } from './metrics';
 import { buildOpenApiDocument } from './openapi';
 import { authRouter } from '../auth/router';
 import { mcpRouter } from '../mcp/router';
-import { appsRouter } from './routes/apps';
-import { teamRouter } from './routes/team';
-import { agentsRouter } from './routes/agents';
-import { apiTokensRouter } from './routes/apiTokens';
-import { artifactsRouter } from './routes/artifacts';
-import { campaignsRouter } from './routes/campaigns';
-import { unsubscribeRouter } from './routes/unsubscribe';
-import { webhooksRouter } from './routes/webhooks';
-import { warpExecutionsRouter } from './routes/warpExecutions';
-import { contactsRouter } from './routes/contacts';
-import { jobsRouter } from './routes/jobs';
-import { mediaRouter } from './routes/media';
+import { docsRouter } from './docsPage';
+import { defineRoute, json, registerRoutes, Route } from './routeTable';
+import { adminRoutes } from './routes/admin';
+import { agentsRoutes } from './routes/agents';
+import { apiTokensRoutes } from './routes/apiTokens';
+import { appsRoutes } from './routes/apps';
+import { artifactsRoutes } from './routes/artifacts';
+import { campaignsRoutes } from './routes/campaigns';
+import { contactsRoutes } from './routes/contacts';
+import { jobsRoutes } from './routes/jobs';
+import { mediaRoutes } from './routes/media';
+import { teamRoutes } from './routes/team';
+import { unsubscribeRoutes } from './routes/unsubscribe';
+import { warpExecutionsRoutes } from './routes/warpExecutions';
+import { webhooksRoutes } from './routes/webhooks';
+
+/** The route table of /v1: every operation, declared once; Express runs it and the OpenAPI document describes it. */
+export function apiRoutes(ctx: AppContext): Route[] {
+  return [
+    ...teamRoutes(ctx),
+    ...agentsRoutes(ctx),
+    ...appsRoutes(ctx),
+    ...contactsRoutes(ctx),
+    ...jobsRoutes(ctx),
+    ...apiTokensRoutes(ctx),
+    ...artifactsRoutes(ctx),
+    ...warpExecutionsRoutes(ctx),
+    ...campaignsRoutes(ctx),
+    ...webhooksRoutes(ctx),
+    ...unsubscribeRoutes(ctx),
+    ...mediaRoutes(ctx),
+    ...adminRoutes(ctx),
+  ];
+}
+
+/** The table with its own description document, `GET /v1/openapi.json`, which documents itself too. */
+export function describedRoutes(ctx: AppContext): Route[] {
+  const routes = [
+    defineRoute({
+      method: 'get',
+      path: '/openapi.json',
+      tag: 'Reference',
+      access: 'public',
+      summary: 'This description document (OpenAPI 3.1); a person reads it rendered at /docs',
+      responses: { 200: json(z.record(z.string(), z.unknown()), 'The OpenAPI document') },
+      handler: async () => ({ status: 200, body: openApiDocument }),
+    }),
+    ...apiRoutes(ctx),
+  ];
+  // Built from the finished table; the handler above reads it per request, after this line has run.
+  const openApiDocument = buildOpenApiDocument(routes, ctx.config.baseUrl, ctx.config.publicUrl);
+  return routes;
+}
 
 /** The one Express app behind every surface: OAuth and discovery, MCP under /mcp, the HTTP API under /v1. */
 export function createApp(ctx: AppContext): Express {
@@ -26,47 +68,76 @@ export function createApp(ctx: AppContext): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'simple');
-  app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' } }));
+  app.use(
+    pinoHttp({
+      logger: ctx.logger,
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
+    }),
+  );
   app.use(measureRequests);
   app.get('/metrics', metricsRoute(ctx.config.METRICS_TOKEN));
 
+  // Within a second whatever is down or frozen, naming what is: a probe that hangs is no probe.
   app.get('/healthz', async (_req, res) => {
     const [db, temporal] = await Promise.all([
-      ctx.db.raw('SELECT 1').then(() => true, () => false),
-      ctx.temporal.healthy(),
+      answersWithin(ctx.db.raw('SELECT 1'), HEALTH_TIMEOUT_MS),
+      ctx.temporal.healthy(HEALTH_TIMEOUT_MS),
     ]);
-    res.status(db && temporal ? 200 : 503).json({ ok: db && temporal, db, temporal });
+    const down = [...(db ? [] : ['database']), ...(temporal ? [] : ['temporal'])];
+    res.status(down.length ? 503 : 200).json({ ok: !down.length, db, temporal, down });
   });
 
   // Browser-based MCP hosts (the MCP Inspector, web agents) discover, register, exchange codes and
   // call MCP from another origin; these answer any origin, with bearer tokens and no cookies.
-  app.use(['/.well-known', '/oauth/register', '/oauth/token', '/mcp'], cors({
-    origin: '*',
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID', 'X-Team-Slug'],
-    exposedHeaders: ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
-    maxAge: 600,
-  }));
+  app.use(
+    ['/.well-known', '/oauth/register', '/oauth/token', '/mcp'],
+    cors({
+      origin: '*',
+      allowedHeaders: [
+        'Authorization',
+        'Content-Type',
+        'Accept',
+        'Mcp-Protocol-Version',
+        'Mcp-Session-Id',
+        'Last-Event-ID',
+        'X-Team-Slug',
+      ],
+      exposedHeaders: [
+        'WWW-Authenticate',
+        'Mcp-Session-Id',
+        'Mcp-Protocol-Version',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'Retry-After',
+      ],
+      maxAge: 600,
+    }),
+  );
   app.use(authRouter(ctx));
   app.use(mcpRouter(ctx));
 
   const v1 = express.Router();
-  const openApiDocument = buildOpenApiDocument(ctx.config.baseUrl, ctx.config.publicUrl);
-  v1.get('/openapi.json', (_req, res) => res.json(openApiDocument));
-  v1.use(teamRouter(ctx));
-  v1.use(agentsRouter(ctx));
-  v1.use(appsRouter(ctx));
-  v1.use(contactsRouter(ctx));
-  v1.use(jobsRouter(ctx));
-  v1.use(apiTokensRouter(ctx));
-  v1.use(artifactsRouter(ctx));
-  v1.use(warpExecutionsRouter(ctx));
-  v1.use(campaignsRouter(ctx));
-  v1.use(webhooksRouter(ctx));
-  v1.use(unsubscribeRouter(ctx));
-  v1.use(mediaRouter(ctx));
+  registerRoutes(v1, ctx, describedRoutes(ctx));
   app.use('/v1', v1);
+  app.use(docsRouter(`${new URL(ctx.config.baseUrl).pathname}/openapi.json`));
 
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;
+}
+
+const HEALTH_TIMEOUT_MS = 800;
+
+function answersWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

@@ -1,10 +1,19 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import type { AppContext, TeamRef } from '../services/context';
-import { parseOrThrow } from '../services/errors';
-import { teamSlugSchema } from '../services/teams';
-import { Access, Audience, authenticateBearer, authenticateForTeam, Principal, requireAccess, requireUser } from '../services/principal';
-import { RateDecision, rateLimitHeaders } from '../services/rateLimits';
+import type { AppContext, TeamRef } from '../services/platform/context';
+import { parseOrThrow } from '../services/platform/errors';
+import { teamSlugSchema } from '../services/platform/teams';
+import {
+  Access,
+  Audience,
+  authenticateBearer,
+  authenticateForTeam,
+  Principal,
+  requireAccess,
+  requireUser,
+} from '../services/identity/principal';
+import { requirePlatformAdmin } from '../services/identity/platformAdmins';
+import { RateDecision, rateLimitHeaders } from '../services/platform/rateLimits';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -29,19 +38,25 @@ export function sendRateHeaders(res: Response, decision: RateDecision): void {
 
 /**
  * The one gate of the team API: a bearer credential (API token or OAuth access token), the
- * access the operation needs (reads `mcp:read`, writes `mcp:write`, `mcp:use` both), the team of
- * `X-Team-Slug`, and the team's request quota.
+ * access the operation needs (reads `mcp:read`, writes `mcp:write`, `mcp:use` both), the team
+ * (`X-Team-Slug`, which an OAuth token may leave out: it names its team itself), and the team's
+ * request quota.
  */
 export function teamAccess(ctx: AppContext, access: Access): RequestHandler {
   const audience = apiAudience(ctx);
   return async (req: Request, res: Response, next: NextFunction) => {
     const slugHeader = teamHeaderSchema.safeParse(req.headers);
-    if (!slugHeader.success) {
+    if (!slugHeader.success && req.headers['x-team-slug'] !== undefined) {
       // The credential is judged first: a caller without one learns nothing about the header.
       await authenticateBearer(ctx.db, req.headers.authorization, audience);
       parseOrThrow(teamHeaderSchema, req.headers, 'header');
     }
-    const { principal, team } = await authenticateForTeam(ctx.db, req.headers.authorization, slugHeader.data!['x-team-slug'], audience);
+    const { principal, team } = await authenticateForTeam(
+      ctx.db,
+      req.headers.authorization,
+      slugHeader.data?.['x-team-slug'],
+      audience,
+    );
     sendRateHeaders(res, await ctx.rateLimits.consumeApiRequest(team));
     requireAccess(principal, access);
     req.principal = principal;
@@ -58,6 +73,22 @@ export function userAccess(ctx: AppContext, access: Access): RequestHandler {
     const userId = requireUser(principal);
     sendRateHeaders(res, await ctx.rateLimits.consumeApiRequest({ id: `user:${userId}`, plan: 'free' }));
     requireAccess(principal, access);
+    req.principal = principal;
+    next();
+  };
+}
+
+/**
+ * The gate of platform administration (`/v1/admin/*`): a platform operator's API token, no team.
+ * Anyone else, team owners included, gets 403 whatever the path names, so nothing is probed.
+ */
+export function platformAdminAccess(ctx: AppContext): RequestHandler {
+  const audience = apiAudience(ctx);
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const principal = await authenticateBearer(ctx.db, req.headers.authorization, audience);
+    const userId = requireUser(principal);
+    sendRateHeaders(res, await ctx.rateLimits.consumeApiRequest({ id: `user:${userId}`, plan: 'free' }));
+    await requirePlatformAdmin(ctx.db, principal);
     req.principal = principal;
     next();
   };

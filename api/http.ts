@@ -1,11 +1,11 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
-import { AppError, unstorableValue } from '../services/errors';
+import { AppError, databaseUnavailable, unstorableValue } from '../services/platform/errors';
 import { z } from 'zod';
-import type { AppContext } from '../services/context';
+import type { AppContext } from '../services/platform/context';
 import { authOf } from './auth';
-import { parseOrThrow } from '../services/errors';
-import { idempotencyKeySchema, runIdempotent, StoredResponse } from '../services/idempotency';
+import { parseOrThrow } from '../services/platform/errors';
+import { idempotencyKeySchema, runIdempotent, StoredResponse } from '../services/platform/idempotency';
 
 /**
  * A JSON body parser whose every failure is answered in the error envelope: a body that is not
@@ -29,7 +29,11 @@ export function jsonBody(limit: string): RequestHandler[] {
     }
     next();
   };
-  return [requireJsonType, express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }), limitNesting];
+  return [
+    requireJsonType,
+    express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }),
+    limitNesting,
+  ];
 }
 
 const MAX_JSON_DEPTH = 32;
@@ -59,7 +63,8 @@ export function requireObjectBody(req: Request): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-const idempotencyHeaderSchema = z.object({ 'idempotency-key': idempotencyKeySchema.optional() });
+/** The optional `Idempotency-Key` of a write that `respondIdempotently` answers. */
+export const idempotencyHeaderSchema = z.object({ 'idempotency-key': idempotencyKeySchema.optional() });
 
 /**
  * Answers a write of a `teamAccess` route through `execute`, once per `Idempotency-Key` when the
@@ -73,7 +78,9 @@ export async function respondIdempotently(
   execute: () => Promise<StoredResponse>,
 ): Promise<void> {
   const { 'idempotency-key': key } = parseOrThrow(idempotencyHeaderSchema, req.headers, 'header');
-  const response = key ? await runIdempotent(ctx.db, { teamId: authOf(req).team.id, operation, key }, req.body, execute) : await execute();
+  const response = key
+    ? await runIdempotent(ctx.db, { teamId: authOf(req).team.id, operation, key }, req.body, execute)
+    : await execute();
   for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
   if ('replayed' in response && response.replayed) res.setHeader('Idempotent-Replayed', 'true');
   res.status(response.status).json(response.body);
@@ -94,6 +101,7 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req: Request, re
   let appError: AppError;
   const parserError = err as BodyParserError;
   const unstorable = unstorableValue(err);
+  const dbDown = databaseUnavailable(err);
   if (err instanceof AppError) {
     appError = err;
   } else if (parserError?.type === 'entity.parse.failed') {
@@ -108,6 +116,9 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req: Request, re
     appError = new AppError(415, 'unsupported_media_type', parserError.message);
   } else if (unstorable) {
     appError = unstorable;
+  } else if (dbDown) {
+    req.log?.warn({ err }, 'database unavailable');
+    appError = dbDown;
   } else if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
     appError = new AppError(parserError.status, 'bad_request', parserError.message);
   } else {

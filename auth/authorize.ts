@@ -2,30 +2,71 @@ import OAuth2Server from '@node-oauth/oauth2-server';
 import cookieParser from 'cookie-parser';
 import express, { NextFunction, Request, Response, Router } from 'express';
 import helmet from 'helmet';
-import { agentsOfUser, createAgent } from '../services/agents';
-import type { AppContext } from '../services/context';
-import { checkLogin } from '../services/passwords';
+import { agentsOfUser, createAgent } from '../services/agents/agents';
+import type { AppContext } from '../services/platform/context';
+import { checkLogin } from '../services/identity/passwords';
 import {
   AuthorizeErrorPage,
   AuthorizeErrorRedirect,
   completeAuthorizationRequest,
   createAuthorizationRequest,
+  findAnsweredAuthorizationRequest,
   loadAuthorizationRequest,
   PendingAuthorization,
   recordLogin,
   validateAuthorizationRequest,
-} from '../services/oauth/authorizationRequests';
-import { findClient } from '../services/oauth/clients';
-import type { GrantSubject } from '../services/oauth/model';
-import { newSecret } from '../services/secrets';
-import { ClientView, consentPage, errorPage, loginPage } from './pages';
+} from '../services/identity/oauth/authorizationRequests';
+import { findClient } from '../services/identity/oauth/clients';
+import type { GrantSubject } from '../services/identity/oauth/model';
+import { newSecret } from '../services/identity/secrets';
+import { alreadyAnsweredPage, ClientView, consentPage, errorPage, loginPage } from './pages';
 import { withQuery } from './oauthHttp';
 
 const BROWSER_COOKIE = 'tap_oauth_browser';
 const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
 
 const expiredForm = (res: Response) =>
-  res.status(403).send(errorPage('This page has expired', 'The form was not sent from this sign-in page, or it is too old. Nothing was authorized.'));
+  res
+    .status(403)
+    .send(
+      errorPage(
+        'This page has expired',
+        'The form was not sent from this sign-in page, or it is too old. Nothing was authorized.',
+      ),
+    );
+
+/**
+ * The CSP source for where a form's redirect may go: the origin of an http(s) redirect URI
+ * (loopback ports included; see below for IPv6), or the bare scheme (`cursor:`) of a native app's private-use URI,
+ * whose origin is opaque and cannot be named any other way.
+ */
+export function formActionSource(redirectUri: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(redirectUri);
+  } catch {
+    return null;
+  }
+  if (url.protocol === 'http:' || url.protocol === 'https:') {
+    // Chromium ignores an IPv6 literal in a source ("invalid source"); a wildcard host on the
+    // redirect's port is the narrowest source it matches for http://[::1]:<port> (RFC 8252 loopback).
+    if (url.hostname.startsWith('[')) return `${url.protocol}//*:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
+    return url.origin;
+  }
+  return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? url.protocol : null;
+}
+
+/** The authorization pages' CSP; `clientRedirectUri` lets their forms end at that client and nowhere else. */
+export function authorizationPagePolicy(clientRedirectUri?: string): string {
+  const clientSource = clientRedirectUri ? formActionSource(clientRedirectUri) : null;
+  return [
+    "default-src 'none'",
+    "style-src 'unsafe-inline'",
+    `form-action 'self'${clientSource ? ` ${clientSource}` : ''}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
 
 /**
  * GET /oauth/authorize and its pages: sign in, then allow or deny, then back to the client with
@@ -37,38 +78,57 @@ export function authorizeEndpoints(ctx: AppContext, server: OAuth2Server, resour
   const issuer = ctx.config.publicUrl;
   const secureCookie = issuer.startsWith('https:');
 
-  router.use('/oauth/authorize', cookieParser(), (req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  }, helmet({
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        styleSrc: ["'unsafe-inline'"],
-        // The consent form ends in a redirect to the client; browsers apply form-action to it.
-        formAction: ["'self'", (_req, res) => (res as Response).locals.clientOrigin ?? "'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-      },
+  router.use(
+    '/oauth/authorize',
+    cookieParser(),
+    (req: Request, res: Response, next: NextFunction) => {
+      res.setHeader('Cache-Control', 'no-store');
+      // Until a page knows its client, its forms may only post here.
+      res.setHeader('Content-Security-Policy', authorizationPagePolicy());
+      next();
     },
-    referrerPolicy: { policy: 'no-referrer' },
-    strictTransportSecurity: secureCookie,
-  }));
+    helmet({
+      // Set above and by `renderConsent`: helmet computes its directives before the handler knows the client.
+      contentSecurityPolicy: false,
+      referrerPolicy: { policy: 'no-referrer' },
+      strictTransportSecurity: secureCookie,
+    }),
+  );
 
   function browserSecret(req: Request, res: Response): string {
     const existing = req.cookies?.[BROWSER_COOKIE];
     if (typeof existing === 'string' && existing.startsWith('brw_')) return existing;
     const secret = newSecret('brw_');
-    res.cookie(BROWSER_COOKIE, secret, { httpOnly: true, sameSite: 'lax', secure: secureCookie, path: '/oauth/authorize', maxAge: 24 * 3600 * 1000 });
+    res.cookie(BROWSER_COOKIE, secret, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: secureCookie,
+      path: '/oauth/authorize',
+      maxAge: 24 * 3600 * 1000,
+    });
     return secret;
   }
 
-  async function clientView(pending: PendingAuthorization, res: Response): Promise<ClientView> {
-    const client = await findClient(ctx.db, pending.params.clientId);
-    const redirect = new URL(pending.params.redirectUri);
-    res.locals.clientOrigin = redirect.origin;
-    return { name: client?.name ?? 'An application', redirectHost: redirect.host };
+  async function clientView(pending: PendingAuthorization): Promise<ClientView> {
+    return describeClient(pending.params.clientId, pending.params.redirectUri);
+  }
+
+  async function describeClient(clientId: string, redirectUri: string): Promise<ClientView> {
+    const client = await findClient(ctx.db, clientId);
+    const redirect = new URL(redirectUri);
+    return { name: client?.name ?? 'An application', redirectHost: redirect.host || redirect.protocol };
+  }
+
+  /**
+   * The answer to a form of a request this browser already answered (a second click, the back
+   * button, a second tab): say so plainly instead of "expired". Nothing is issued again, because
+   * a code is single use and the client may already hold one.
+   */
+  async function alreadyAnswered(req: Request, res: Response, requestId: unknown): Promise<boolean> {
+    const answered = await findAnsweredAuthorizationRequest(ctx.db, requestId, req.cookies?.[BROWSER_COOKIE]);
+    if (!answered) return false;
+    res.status(409).send(alreadyAnsweredPage(await describeClient(answered.clientId, answered.redirectUri)));
+    return true;
   }
 
   router.get('/oauth/authorize', async (req, res) => {
@@ -76,20 +136,34 @@ export function authorizeEndpoints(ctx: AppContext, server: OAuth2Server, resour
     try {
       validated = await validateAuthorizationRequest(ctx.db, req.query, resources);
     } catch (err) {
-      if (err instanceof AuthorizeErrorPage) return res.status(400).send(errorPage('This sign-in link is not valid', err.message));
+      if (err instanceof AuthorizeErrorPage)
+        return res.status(400).send(errorPage('This sign-in link is not valid', err.message));
       if (err instanceof AuthorizeErrorRedirect) {
-        return res.redirect(302, withQuery(err.redirectUri, { error: err.error, error_description: err.description, state: err.state, iss: issuer }));
+        return res.redirect(
+          302,
+          withQuery(err.redirectUri, {
+            error: err.error,
+            error_description: err.description,
+            state: err.state,
+            iss: issuer,
+          }),
+        );
       }
       throw err;
     }
     const pending = await createAuthorizationRequest(ctx.db, validated.params, browserSecret(req, res));
-    res.send(loginPage({ requestId: pending.id, csrfToken: pending.csrfToken, client: await clientView(pending, res) }));
+    res.send(loginPage({ requestId: pending.id, csrfToken: pending.csrfToken, client: await clientView(pending) }));
   });
 
   router.post('/oauth/authorize/login', form, async (req, res) => {
-    const pending = await loadAuthorizationRequest(ctx.db, req.body?.request_id, req.cookies?.[BROWSER_COOKIE], { csrfToken: req.body?.csrf_token });
-    if (!pending) return expiredForm(res);
-    const client = await clientView(pending, res);
+    const pending = await loadAuthorizationRequest(ctx.db, req.body?.request_id, req.cookies?.[BROWSER_COOKIE], {
+      csrfToken: req.body?.csrf_token,
+    });
+    if (!pending) {
+      if (await alreadyAnswered(req, res, req.body?.request_id)) return;
+      return expiredForm(res);
+    }
+    const client = await clientView(pending);
     const email = String(req.body.email ?? '').trim();
     const password = String(req.body.password ?? '');
     const address = req.ip ?? 'unknown';
@@ -113,28 +187,49 @@ export function authorizeEndpoints(ctx: AppContext, server: OAuth2Server, resour
 
   async function renderConsent(res: Response, pending: PendingAuthorization, status = 200, error?: string) {
     const teams = await agentsOfUser(ctx.db, pending.userId!);
-    if (teams.length === 0) return res.status(403).send(errorPage('No team', 'Your account is not a member of any team, so there is nothing to connect.'));
-    res.status(status).send(consentPage({
-      requestId: pending.id, csrfToken: pending.csrfToken, client: await clientView(pending, res), scopes: pending.params.scope,
-      teams, preselectedAgent: pending.params.agent, error,
-    }));
+    if (teams.length === 0)
+      return res
+        .status(403)
+        .send(errorPage('No team', 'Your account is not a member of any team, so there is nothing to connect.'));
+    // Allow and Deny both end in a redirect to the client, and browsers apply form-action to it.
+    res.setHeader('Content-Security-Policy', authorizationPagePolicy(pending.params.redirectUri));
+    res.status(status).send(
+      consentPage({
+        requestId: pending.id,
+        csrfToken: pending.csrfToken,
+        client: await clientView(pending),
+        scopes: pending.params.scope,
+        teams,
+        preselectedAgent: pending.params.agent,
+        error,
+      }),
+    );
   }
 
   router.get('/oauth/authorize/consent', async (req, res) => {
     const pending = await loadAuthorizationRequest(ctx.db, req.query.request_id, req.cookies?.[BROWSER_COOKIE]);
-    if (!pending?.userId) return expiredForm(res);
+    if (!pending?.userId) {
+      if (await alreadyAnswered(req, res, req.query.request_id)) return;
+      return expiredForm(res);
+    }
     await renderConsent(res, pending);
   });
 
   router.post('/oauth/authorize/consent', form, async (req, res) => {
-    const pending = await loadAuthorizationRequest(ctx.db, req.body?.request_id, req.cookies?.[BROWSER_COOKIE], { csrfToken: req.body?.csrf_token });
-    if (!pending?.userId) return expiredForm(res);
+    const pending = await loadAuthorizationRequest(ctx.db, req.body?.request_id, req.cookies?.[BROWSER_COOKIE], {
+      csrfToken: req.body?.csrf_token,
+    });
+    if (!pending?.userId) {
+      if (await alreadyAnswered(req, res, req.body?.request_id)) return;
+      return expiredForm(res);
+    }
     const { params } = pending;
-    await clientView(pending, res);
-    const back = (query: Record<string, string | undefined>) => res.redirect(303, withQuery(params.redirectUri, { ...query, state: params.state, iss: issuer }));
+    const back = (query: Record<string, string | undefined>) =>
+      res.redirect(303, withQuery(params.redirectUri, { ...query, state: params.state, iss: issuer }));
 
     if (req.body.decision !== 'approve') {
-      if (!(await completeAuthorizationRequest(ctx.db, pending.id))) return expiredForm(res);
+      if (!(await completeAuthorizationRequest(ctx.db, pending.id)))
+        return (await alreadyAnswered(req, res, pending.id)) || expiredForm(res);
       return back({ error: 'access_denied', error_description: 'The user denied access' });
     }
     const teams = await agentsOfUser(ctx.db, pending.userId);
@@ -142,9 +237,11 @@ export function authorizeEndpoints(ctx: AppContext, server: OAuth2Server, resour
     let agentId: string;
     const choice = String(req.body.agent ?? 'new');
     if (choice === 'new') {
-      const team = teams.find((t) => t.teamId === req.body.new_agent_team) ?? (teams.length === 1 ? teams[0] : undefined);
+      const team =
+        teams.find((t) => t.teamId === req.body.new_agent_team) ?? (teams.length === 1 ? teams[0] : undefined);
       const name = String(req.body.new_agent_name ?? '').trim();
-      if (!team || !name || name.length > 100) return renderConsent(res, pending, 400, 'Choose a team and give the new agent a name (up to 100 characters).');
+      if (!team || !name || name.length > 100)
+        return renderConsent(res, pending, 400, 'Choose a team and give the new agent a name (up to 100 characters).');
       teamId = team.teamId;
       agentId = (await createAgent(ctx.db, team.teamId, name)).uuid;
     } else {
@@ -154,7 +251,8 @@ export function authorizeEndpoints(ctx: AppContext, server: OAuth2Server, resour
       teamId = team.teamId;
       agentId = chosenAgent;
     }
-    if (!(await completeAuthorizationRequest(ctx.db, pending.id))) return expiredForm(res);
+    if (!(await completeAuthorizationRequest(ctx.db, pending.id)))
+      return (await alreadyAnswered(req, res, pending.id)) || expiredForm(res);
 
     const subject: GrantSubject = { id: pending.userId, teamId, agentId, resource: params.resource };
     const request = new OAuth2Server.Request({
@@ -177,7 +275,10 @@ export function authorizeEndpoints(ctx: AppContext, server: OAuth2Server, resour
     } catch (err) {
       // Everything the client could get wrong was checked before login; what is left is ours.
       req.log?.error({ err }, 'issuing the authorization code failed');
-      return back({ error: 'server_error', error_description: 'The authorization could not be completed; start again' });
+      return back({
+        error: 'server_error',
+        error_description: 'The authorization could not be completed; start again',
+      });
     }
     res.redirect(303, withQuery(response.get('location'), { iss: issuer }));
   });

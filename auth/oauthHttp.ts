@@ -1,12 +1,18 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/knex';
-import { AppError } from '../services/errors';
-import { authenticateClient, OAuthClient } from '../services/oauth/clients';
-import { invalidClient, OAuthProtocolError } from '../services/oauth/errors';
+import { AppError } from '../services/platform/errors';
+import { authenticateClient, OAuthClient } from '../services/identity/oauth/clients';
+import { invalidClient, OAuthProtocolError } from '../services/identity/oauth/errors';
 
 /** RFC 6749 §5.2 error body: `{ error, error_description }`, never cached. */
-export function sendOAuthError(res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
+export function sendOAuthError(
+  res: Response,
+  status: number,
+  error: string,
+  description: string,
+  headers: Record<string, string> = {},
+): void {
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Cache-Control', 'no-store');
   res.status(status).json({ error, error_description: description });
@@ -14,18 +20,23 @@ export function sendOAuthError(res: Response, status: number, error: string, des
 
 /** Every failure of the OAuth endpoints in RFC 6749 form; the API's own errors keep their code and status. */
 export const oauthErrorHandler: ErrorRequestHandler = (err: unknown, req: Request, res: Response, _next) => {
-  if (err instanceof OAuthProtocolError) return sendOAuthError(res, err.status, err.error, err.description, err.headers);
+  if (err instanceof OAuthProtocolError)
+    return sendOAuthError(res, err.status, err.error, err.description, err.headers);
   if (err instanceof OAuth2Server.InvalidClientError) {
     const client = invalidClient(err.message);
     return sendOAuthError(res, client.status, client.error, err.message, client.headers);
   }
-  if (err instanceof OAuth2Server.OAuthError && err.name !== 'server_error') return sendOAuthError(res, err.code, err.name, err.message);
+  if (err instanceof OAuth2Server.OAuthError && err.name !== 'server_error')
+    return sendOAuthError(res, err.code, err.name, err.message);
   if (err instanceof AppError) return sendOAuthError(res, err.status, err.code, err.message, err.headers);
   const parserError = err as { type?: string; status?: number; message?: string };
   if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
     return sendOAuthError(res, parserError.status, 'invalid_request', parserError.message ?? 'Malformed request');
   }
-  req.log?.error({ err: err instanceof OAuth2Server.OAuthError ? (err as { inner?: unknown }).inner ?? err : err }, 'OAuth endpoint failed');
+  req.log?.error(
+    { err: err instanceof OAuth2Server.OAuthError ? ((err as { inner?: unknown }).inner ?? err) : err },
+    'OAuth endpoint failed',
+  );
   sendOAuthError(res, 500, 'server_error', 'Something went wrong on our side; the request can be retried');
 };
 
@@ -65,7 +76,8 @@ export async function authenticatedClient(db: Db, req: Request): Promise<OAuthCl
   const body = (req.body ?? {}) as Record<string, unknown>;
   const id = basic?.id ?? body.client_id;
   const secret = basic ? basic.secret : body.client_secret;
-  if (typeof id !== 'string' || (secret !== undefined && typeof secret !== 'string')) throw invalidClient('Identify the client: HTTP Basic, or client_id (and client_secret) in the form');
+  if (typeof id !== 'string' || (secret !== undefined && typeof secret !== 'string'))
+    throw invalidClient('Identify the client: HTTP Basic, or client_id (and client_secret) in the form');
   const client = await authenticateClient(db, id, secret as string | undefined);
   if (!client) throw invalidClient();
   return client;

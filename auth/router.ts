@@ -1,9 +1,13 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import { Router } from 'express';
-import type { AppContext } from '../services/context';
-import { grantTypes } from '../services/oauth/grantTypes';
-import { authorizationServerMetadata, oauthSettings, protectedResourceMetadata } from '../services/oauth/metadata';
-import { createOAuthModel } from '../services/oauth/model';
+import type { AppContext } from '../services/platform/context';
+import { grantTypes } from '../services/identity/oauth/grantTypes';
+import {
+  authorizationServerMetadata,
+  oauthSettings,
+  protectedResourceMetadata,
+} from '../services/identity/oauth/metadata';
+import { createOAuthModel } from '../services/identity/oauth/model';
 import { authorizeEndpoints } from './authorize';
 import { tokenEndpoints } from './endpoints';
 import { oauthErrorHandler } from './oauthHttp';
@@ -28,12 +32,16 @@ export function authRouter(ctx: AppContext): Router {
   const router = Router();
   const asMetadata = authorizationServerMetadata(ctx.config);
   const apiPath = new URL(ctx.config.baseUrl).pathname;
-  router.get(['/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/mcp'], (_req, res) => {
-    res.json(asMetadata);
-  });
+  router.get(
+    ['/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/mcp'],
+    (_req, res) => {
+      res.json(asMetadata);
+    },
+  );
   // `?agent=<uuid>` (from the 401 of /mcp?agent=… or /mcp/agents/…) rides on the resource, so the login preselects that agent.
   router.get(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'], (req, res) => {
-    const agent = typeof req.query.agent === 'string' && /^[0-9a-f-]{36}$/i.test(req.query.agent) ? req.query.agent : null;
+    const agent =
+      typeof req.query.agent === 'string' && /^[0-9a-f-]{36}$/i.test(req.query.agent) ? req.query.agent : null;
     res.json(protectedResourceMetadata(ctx.config, agent ? `${ctx.config.mcpUrl}?agent=${agent}` : ctx.config.mcpUrl));
   });
   router.get(`/.well-known/oauth-protected-resource${apiPath}`, (_req, res) => {

@@ -11,20 +11,33 @@ async function main(): Promise<void> {
   const concurrency = Number(process.env.CONCURRENCY ?? 20);
   const started = performance.now();
   for (;;) {
-    const batch = await db('campaign_recipients').where({ campaign_id: campaignId, status: 'pending' }).orderBy('seq').limit(500).select('contact_id', 'address');
+    const batch = await db('campaign_recipients')
+      .where({ campaign_id: campaignId, status: 'pending' })
+      .orderBy('seq')
+      .limit(500)
+      .select('contact_id', 'address');
     if (batch.length === 0) break;
     let next = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < batch.length) {
-        const r = batch[next++];
-        const res = await fetch(`${process.env.PROVIDER_URL}/emails`, {
-          method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k', 'idempotency-key': `${campaignId}:${r.contact_id}:1` },
-          body: JSON.stringify({ from: 'news@bench.example', to: [r.address], subject: 'Hi', text: 'Hello' }),
-        });
-        const body = (await res.json()) as { id: string };
-        await db('campaign_recipients').where({ campaign_id: campaignId, contact_id: r.contact_id, status: 'pending' }).update({ status: 'sent', provider_message_id: body.id, sent_at: db.fn.now() });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < batch.length) {
+          const r = batch[next++];
+          const res = await fetch(`${process.env.PROVIDER_URL}/emails`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              authorization: 'Bearer k',
+              'idempotency-key': `${campaignId}:${r.contact_id}:1`,
+            },
+            body: JSON.stringify({ from: 'news@bench.example', to: [r.address], subject: 'Hi', text: 'Hello' }),
+          });
+          const body = (await res.json()) as { id: string };
+          await db('campaign_recipients')
+            .where({ campaign_id: campaignId, contact_id: r.contact_id, status: 'pending' })
+            .update({ status: 'sent', provider_message_id: body.id, sent_at: db.fn.now() });
+        }
+      }),
+    );
   }
   process.stdout.write(`${((performance.now() - started) / 1000).toFixed(3)}\n`);
   await db.destroy();

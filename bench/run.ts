@@ -16,11 +16,12 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createDb, Db } from '../db/knex';
-import { newId } from '../services/ids';
-import { contactRowValues } from '../services/contacts';
-import { bootstrapTeam } from '../services/teams';
+import { newId } from '../services/platform/ids';
+import { contactRowValues } from '../services/contacts/contacts';
+import { bootstrapTeam } from '../services/platform/teams';
 import { startApiProcess, startTestStack, startWorkerProcess } from '../test/setup/stack';
 import { benchCampaigns, benchSegments } from './campaigns';
+import { JobWorkflow, jobWorkflowName } from '../workflows/contracts/job';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -32,18 +33,25 @@ const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const runs = (section: string) => !ONLY || ONLY.includes(section);
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function rawStarts(client: Client, taskQueue: string): Promise<{ rps: number; p50: number; p99: number }> {
   const latencies: number[] = [];
   const deadline = Date.now() + SECONDS * 1000;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (Date.now() < deadline) {
-      const started = performance.now();
-      await client.workflow.start('jobWorkflow', { taskQueue, workflowId: `raw-${randomUUID()}`, args: [{ jobId: 'none', type: 'contacts.export', importBatchSize: 1 }] });
-      latencies.push(performance.now() - started);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < deadline) {
+        const started = performance.now();
+        await client.workflow.start<JobWorkflow>(jobWorkflowName, {
+          taskQueue,
+          workflowId: `raw-${randomUUID()}`,
+          args: [{ jobId: 'none', type: 'contacts.export', importBatchSize: 1 }],
+        });
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
   latencies.sort((a, b) => a - b);
   return { rps: latencies.length / SECONDS, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
@@ -58,9 +66,11 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
 
 async function runPool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
 }
 
 /** A team on the unmetered `bench` plan. */
@@ -75,8 +85,20 @@ async function main(): Promise<void> {
   const stack = await startTestStack();
   // The rate limiter stays on the measured path (one shared-counter upsert per request); the
   // bench's teams are on a plan whose quota the runs cannot reach.
-  const RATE_LIMITS = JSON.stringify({ free: { requests: 600, perSeconds: 60 }, bench: { requests: 1_000_000_000, perSeconds: 60 } });
-  const base = { ...process.env, RATE_LIMITS, DATABASE_URL: stack.databaseUrl, TEMPORAL_ADDRESS: stack.temporal.address, WORKFLOW_BUNDLE_PATH: stack.bundlePath, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' };
+  const RATE_LIMITS = JSON.stringify({
+    free: { requests: 600, perSeconds: 60 },
+    bench: { requests: 1_000_000_000, perSeconds: 60 },
+  });
+  const base = {
+    ...process.env,
+    RATE_LIMITS,
+    DATABASE_URL: stack.databaseUrl,
+    TEMPORAL_ADDRESS: stack.temporal.address,
+    WORKFLOW_BUNDLE_PATH: stack.bundlePath,
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    HOST: '127.0.0.1',
+  };
   const db: Db = createDb(stack.databaseUrl, { max: 30 });
   const connection = await Connection.connect({ address: stack.temporal.address });
   const client = new Client({ connection });
@@ -85,28 +107,33 @@ async function main(): Promise<void> {
   try {
     // (a) Starting: nobody polls 'bench-idle', so only the start path is measured on both sides.
     if (runs('a')) {
-    const idleApi = await startApiProcess({ ...base, TEMPORAL_TASK_QUEUE: 'bench-idle' });
-    const teamA = await benchTeam(db, 'bench-a');
-    const raw = await rawStarts(client, 'bench-idle');
-    const api = await autocannon({
-      url: `${idleApi.baseUrl}/jobs`,
-      method: 'POST',
-      connections: CONCURRENCY,
-      duration: SECONDS,
-      headers: { authorization: `Bearer ${teamA.token}`, 'x-team-slug': teamA.team, 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'contacts.export' }),
-    });
-    await idleApi.stop();
-    const non2xx = api.non2xx + api.errors;
-    const apiRps = api.requests.average;
-    results.push(
-      '## (a) Starting jobs',
-      '| path | starts/s | p50 ms | p99 ms |', '|---|---|---|---|',
-      `| raw client.workflow.start | ${raw.rps.toFixed(0)} | ${raw.p50.toFixed(1)} | ${raw.p99.toFixed(1)} |`,
-      `| POST /v1/jobs (auth, validation, job row, start) | ${apiRps.toFixed(0)} | ${api.latency.p50} | ${api.latency.p99} |`,
-      `ratio API / raw = **${(apiRps / raw.rps).toFixed(2)}** (target ≥ 0.8); non-2xx or errors: ${non2xx}`,
-    );
-    log(results.slice(-7).join('\n'));
+      const idleApi = await startApiProcess({ ...base, TEMPORAL_TASK_QUEUE: 'bench-idle' });
+      const teamA = await benchTeam(db, 'bench-a');
+      const raw = await rawStarts(client, 'bench-idle');
+      const api = await autocannon({
+        url: `${idleApi.baseUrl}/jobs`,
+        method: 'POST',
+        connections: CONCURRENCY,
+        duration: SECONDS,
+        headers: {
+          authorization: `Bearer ${teamA.token}`,
+          'x-team-slug': teamA.team,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ type: 'contacts.export' }),
+      });
+      await idleApi.stop();
+      const non2xx = api.non2xx + api.errors;
+      const apiRps = api.requests.average;
+      results.push(
+        '## (a) Starting jobs',
+        '| path | starts/s | p50 ms | p99 ms |',
+        '|---|---|---|---|',
+        `| raw client.workflow.start | ${raw.rps.toFixed(0)} | ${raw.p50.toFixed(1)} | ${raw.p99.toFixed(1)} |`,
+        `| POST /v1/jobs (auth, validation, job row, start) | ${apiRps.toFixed(0)} | ${api.latency.p50} | ${api.latency.p99} |`,
+        `ratio API / raw = **${(apiRps / raw.rps).toFixed(2)}** (target ≥ 0.8); non-2xx or errors: ${non2xx}`,
+      );
+      log(results.slice(-7).join('\n'));
     }
 
     // (b) Completion: the real worker process and an in-process no-op workflow worker.
@@ -114,110 +141,186 @@ async function main(): Promise<void> {
     const jobEnv = { ...base, TEMPORAL_TASK_QUEUE: 'bench-jobs' } as Record<string, string>;
     const jobWorker = await startWorkerProcess(jobEnv);
     const noopConnection = await NativeConnection.connect({ address: stack.temporal.address });
-    const noopWorker = await Worker.create({ connection: noopConnection, taskQueue: 'bench-noop', workflowsPath: require.resolve('./noopWorkflow') });
+    const noopWorker = await Worker.create({
+      connection: noopConnection,
+      taskQueue: 'bench-noop',
+      workflowsPath: require.resolve('./noopWorkflow'),
+    });
     const noopRun = noopWorker.run();
     const jobsApi = await startApiProcess(jobEnv);
     const teamB = await benchTeam(db, 'bench-b');
 
     let started = performance.now();
     if (runs('b')) {
-    await runPool(Array.from({ length: JOBS }, (_, i) => i), 16, async () => {
-      await client.workflow.execute('noopWorkflow', { taskQueue: 'bench-noop', workflowId: `noop-${randomUUID()}` });
-    });
-    const noopSeconds = (performance.now() - started) / 1000;
+      await runPool(
+        Array.from({ length: JOBS }, (_, i) => i),
+        16,
+        async () => {
+          await client.workflow.execute('noopWorkflow', {
+            taskQueue: 'bench-noop',
+            workflowId: `noop-${randomUUID()}`,
+          });
+        },
+      );
+      const noopSeconds = (performance.now() - started) / 1000;
 
-    started = performance.now();
-    const jobIds: string[] = [];
-    await runPool(Array.from({ length: JOBS }, (_, i) => i), 16, async () => {
-      const res = await fetch(`${jobsApi.baseUrl}/jobs`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${teamB.token}`, 'x-team-slug': teamB.team, 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'contacts.export' }),
-      });
-      jobIds.push(((await res.json()) as { jobId: string }).jobId);
-    });
-    await waitUntil(async () => {
-      const [{ n }] = await db('jobs').whereIn('id', jobIds).where({ status: 'succeeded' }).count({ n: '*' });
-      return Number(n) === JOBS;
-    }, 300_000);
-    const jobSeconds = (performance.now() - started) / 1000;
-    results.push(
-      '## (b) Completing jobs (submit → succeeded)',
-      '| path | jobs/s |', '|---|---|',
-      `| raw no-op workflow (execute) | ${(JOBS / noopSeconds).toFixed(1)} |`,
-      `| contacts.export job via API (3 DB writes, 1 activity, CSV file) | ${(JOBS / jobSeconds).toFixed(1)} |`,
-      `ratio job / raw = **${(noopSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.7); ${JOBS} each, 16 in flight`,
-    );
-    log(results.slice(-6).join('\n'));
+      started = performance.now();
+      const jobIds: string[] = [];
+      await runPool(
+        Array.from({ length: JOBS }, (_, i) => i),
+        16,
+        async () => {
+          const res = await fetch(`${jobsApi.baseUrl}/jobs`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${teamB.token}`,
+              'x-team-slug': teamB.team,
+              'content-type': 'application/json',
+            },
+            body: JSON.stringify({ type: 'contacts.export' }),
+          });
+          jobIds.push(((await res.json()) as { jobId: string }).jobId);
+        },
+      );
+      await waitUntil(async () => {
+        const [{ n }] = await db('jobs').whereIn('id', jobIds).where({ status: 'succeeded' }).count({ n: '*' });
+        return Number(n) === JOBS;
+      }, 300_000);
+      const jobSeconds = (performance.now() - started) / 1000;
+      results.push(
+        '## (b) Completing jobs (submit → succeeded)',
+        '| path | jobs/s |',
+        '|---|---|',
+        `| raw no-op workflow (execute) | ${(JOBS / noopSeconds).toFixed(1)} |`,
+        `| contacts.export job via API (3 DB writes, 1 activity, CSV file) | ${(JOBS / jobSeconds).toFixed(1)} |`,
+        `ratio job / raw = **${(noopSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.7); ${JOBS} each, 16 in flight`,
+      );
+      log(results.slice(-6).join('\n'));
     }
 
     // (c) A 100k-row import vs. the same rows inserted with plain batched knex.
     if (runs('c')) {
-    const rows = Array.from({ length: ROWS }, (_, i) => ({ name: `Person ${i}`, email: `person${i}@example.com`, company: `Company ${i % 97}` }));
-    const plainTeam = await benchTeam(db, 'bench-plain');
-    started = performance.now();
-    for (let offset = 0; offset < ROWS; offset += jobConfig.IMPORT_BATCH_SIZE) {
-      await db('contacts')
-        .insert(rows.slice(offset, offset + jobConfig.IMPORT_BATCH_SIZE).map((row) => ({ id: newId('ct'), team_id: plainTeam.teamId, ...contactRowValues(row) })))
-        .onConflict()
-        .ignore();
-    }
-    const plainSeconds = (performance.now() - started) / 1000;
+      const rows = Array.from({ length: ROWS }, (_, i) => ({
+        name: `Person ${i}`,
+        email: `person${i}@example.com`,
+        company: `Company ${i % 97}`,
+      }));
+      const plainTeam = await benchTeam(db, 'bench-plain');
+      started = performance.now();
+      for (let offset = 0; offset < ROWS; offset += jobConfig.IMPORT_BATCH_SIZE) {
+        await db('contacts')
+          .insert(
+            rows
+              .slice(offset, offset + jobConfig.IMPORT_BATCH_SIZE)
+              .map((row) => ({ id: newId('ct'), team_id: plainTeam.teamId, ...contactRowValues(row) })),
+          )
+          .onConflict()
+          .ignore();
+      }
+      const plainSeconds = (performance.now() - started) / 1000;
 
-    const teamC = await benchTeam(db, 'bench-c');
-    started = performance.now();
-    const res = await fetch(`${jobsApi.baseUrl}/jobs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${teamC.token}`, 'x-team-slug': teamC.team, 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'contacts.import', input: { rows } }),
-    });
-    const { jobId } = (await res.json()) as { jobId: string };
-    await waitUntil(async () => ['succeeded', 'failed'].includes((await db('jobs').where({ id: jobId }).first('status')).status), 600_000);
-    const importSeconds = (performance.now() - started) / 1000;
-    const job = await db('jobs').where({ id: jobId }).first();
-    const history = (await client.workflow.getHandle(`job-${jobId}`).describe()).historyLength;
-    results.push(
-      `## (c) ${ROWS.toLocaleString('en')}-row contacts.import`,
-      '| path | rows/s | seconds |', '|---|---|---|',
-      `| plain batched knex insert (${jobConfig.IMPORT_BATCH_SIZE}/batch) | ${(ROWS / plainSeconds).toFixed(0)} | ${plainSeconds.toFixed(1)} |`,
-      `| POST /v1/jobs contacts.import → succeeded | ${(ROWS / importSeconds).toFixed(0)} | ${importSeconds.toFixed(1)} |`,
-      `ratio import / plain = **${(plainSeconds / importSeconds).toFixed(2)}**; job ${job.status}, imported ${job.result?.imported}; workflow history: ${history} events`,
-    );
-    log(results.slice(-6).join('\n'));
-
+      const teamC = await benchTeam(db, 'bench-c');
+      started = performance.now();
+      const res = await fetch(`${jobsApi.baseUrl}/jobs`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${teamC.token}`,
+          'x-team-slug': teamC.team,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ type: 'contacts.import', input: { rows } }),
+      });
+      const { jobId } = (await res.json()) as { jobId: string };
+      await waitUntil(
+        async () => ['succeeded', 'failed'].includes((await db('jobs').where({ id: jobId }).first('status')).status),
+        600_000,
+      );
+      const importSeconds = (performance.now() - started) / 1000;
+      const job = await db('jobs').where({ id: jobId }).first();
+      const history = (await client.workflow.getHandle(`job-${jobId}`).describe()).historyLength;
+      results.push(
+        `## (c) ${ROWS.toLocaleString('en')}-row contacts.import`,
+        '| path | rows/s | seconds |',
+        '|---|---|---|',
+        `| plain batched knex insert (${jobConfig.IMPORT_BATCH_SIZE}/batch) | ${(ROWS / plainSeconds).toFixed(0)} | ${plainSeconds.toFixed(1)} |`,
+        `| POST /v1/jobs contacts.import → succeeded | ${(ROWS / importSeconds).toFixed(0)} | ${importSeconds.toFixed(1)} |`,
+        `ratio import / plain = **${(plainSeconds / importSeconds).toFixed(2)}**; job ${job.status}, imported ${job.result?.imported}; workflow history: ${history} events`,
+      );
+      log(results.slice(-6).join('\n'));
     }
 
     // (f) An MCP tool call against the same read over HTTP: MCP framing, a server per request, credit metering.
     if (runs('f')) {
-    const teamF = await benchTeam(db, 'bench-f');
-    const auth = { authorization: `Bearer ${teamF.token}`, 'x-team-slug': teamF.team };
-    const mcpUrl = jobsApi.baseUrl.replace(/\/v1$/, '/mcp');
-    const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_list_agents', arguments: { limit: 25 } } });
-    const mcpHeaders = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const probe = (await (await fetch(mcpUrl, { method: 'POST', headers: mcpHeaders, body: call })).json()) as { result?: { isError?: boolean } };
-    if (!probe.result || probe.result.isError) throw new Error(`MCP probe failed: ${JSON.stringify(probe)}`);
-    const http = await autocannon({ url: `${jobsApi.baseUrl}/agents?limit=25`, connections: CONCURRENCY, duration: SECONDS, headers: auth });
-    const mcp = await autocannon({ url: mcpUrl, method: 'POST', connections: CONCURRENCY, duration: SECONDS, headers: mcpHeaders, body: call });
-    // The same exchange without a tool or credits: what the MCP framing itself costs.
-    const list = await autocannon({ url: mcpUrl, method: 'POST', connections: CONCURRENCY, duration: SECONDS, headers: mcpHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
-    const usage = await db('credit_usage').where({ team_id: teamF.teamId }).first('calls');
-    results.push(
-      '## (f) MCP tool call vs the same read over HTTP',
-      '| path | calls/s | p50 ms | p99 ms |', '|---|---|---|---|',
-      `| GET /v1/agents | ${http.requests.average.toFixed(0)} | ${http.latency.p50} | ${http.latency.p99} |`,
-      `| POST /mcp tools/call svc_list_agents (credits metered) | ${mcp.requests.average.toFixed(0)} | ${mcp.latency.p50} | ${mcp.latency.p99} |`,
-      `| POST /mcp tools/list (no tool, no credits) | ${list.requests.average.toFixed(0)} | ${list.latency.p50} | ${list.latency.p99} |`,
-      `ratio MCP / HTTP = **${(mcp.requests.average / http.requests.average).toFixed(2)}**; non-2xx or errors: HTTP ${http.non2xx + http.errors}, MCP ${mcp.non2xx + mcp.errors}; credits counted for ${usage?.calls ?? 0} calls`,
-    );
-    log(results.slice(-7).join('\n'));
+      const teamF = await benchTeam(db, 'bench-f');
+      const auth = { authorization: `Bearer ${teamF.token}`, 'x-team-slug': teamF.team };
+      const mcpUrl = jobsApi.baseUrl.replace(/\/v1$/, '/mcp');
+      const call = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'svc_list_agents', arguments: { limit: 25 } },
+      });
+      const mcpHeaders = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const probe = (await (await fetch(mcpUrl, { method: 'POST', headers: mcpHeaders, body: call })).json()) as {
+        result?: { isError?: boolean };
+      };
+      if (!probe.result || probe.result.isError) throw new Error(`MCP probe failed: ${JSON.stringify(probe)}`);
+      const http = await autocannon({
+        url: `${jobsApi.baseUrl}/agents?limit=25`,
+        connections: CONCURRENCY,
+        duration: SECONDS,
+        headers: auth,
+      });
+      const mcp = await autocannon({
+        url: mcpUrl,
+        method: 'POST',
+        connections: CONCURRENCY,
+        duration: SECONDS,
+        headers: mcpHeaders,
+        body: call,
+      });
+      // The same exchange without a tool or credits: what the MCP framing itself costs.
+      const list = await autocannon({
+        url: mcpUrl,
+        method: 'POST',
+        connections: CONCURRENCY,
+        duration: SECONDS,
+        headers: mcpHeaders,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      const usage = await db('credit_usage').where({ team_id: teamF.teamId }).first('calls');
+      results.push(
+        '## (f) MCP tool call vs the same read over HTTP',
+        '| path | calls/s | p50 ms | p99 ms |',
+        '|---|---|---|---|',
+        `| GET /v1/agents | ${http.requests.average.toFixed(0)} | ${http.latency.p50} | ${http.latency.p99} |`,
+        `| POST /mcp tools/call svc_list_agents (credits metered) | ${mcp.requests.average.toFixed(0)} | ${mcp.latency.p50} | ${mcp.latency.p99} |`,
+        `| POST /mcp tools/list (no tool, no credits) | ${list.requests.average.toFixed(0)} | ${list.latency.p50} | ${list.latency.p99} |`,
+        `ratio MCP / HTTP = **${(mcp.requests.average / http.requests.average).toFixed(2)}**; non-2xx or errors: HTTP ${http.non2xx + http.errors}, MCP ${mcp.non2xx + mcp.errors}; credits counted for ${usage?.calls ?? 0} calls`,
+      );
+      log(results.slice(-7).join('\n'));
     }
 
     const team = (prefix: string) => benchTeam(db, prefix);
-    if (runs('d')) results.push(...await benchCampaigns({
-      db, databaseUrl: stack.databaseUrl, client, apiBaseUrl: jobsApi.baseUrl, workerPid: jobWorker.child.pid!, team,
-      recipients: CAMPAIGN_RECIPIENTS, segmentContacts: SEGMENT_CONTACTS, concurrency: 20, log,
-    }));
-    if (runs('e')) results.push(...await benchSegments({ db, apiBaseUrl: jobsApi.baseUrl, team, segmentContacts: SEGMENT_CONTACTS, log }));
+    if (runs('d'))
+      results.push(
+        ...(await benchCampaigns({
+          db,
+          databaseUrl: stack.databaseUrl,
+          client,
+          apiBaseUrl: jobsApi.baseUrl,
+          workerPid: jobWorker.child.pid!,
+          team,
+          recipients: CAMPAIGN_RECIPIENTS,
+          segmentContacts: SEGMENT_CONTACTS,
+          concurrency: 20,
+          log,
+        })),
+      );
+    if (runs('e'))
+      results.push(
+        ...(await benchSegments({ db, apiBaseUrl: jobsApi.baseUrl, team, segmentContacts: SEGMENT_CONTACTS, log })),
+      );
 
     noopWorker.shutdown();
     await noopRun;

@@ -2,11 +2,15 @@ import { createHash } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { z } from 'zod';
 import type { Db } from '../db/knex';
-import { newId } from '../services/ids';
-import { bearer, providerRequest } from './http';
-import { Channel, ChannelProvider, OutboundMessage, ProviderError } from './types';
+import { newId } from '../services/platform/ids';
+import { bearer, httpPool, providerRequest } from './http';
+import { Channel, PooledProvider, ProviderError } from './types';
 
-const baseUrl = (fallback: string) => z.url({ protocol: /^https?$/ }).default(fallback).transform((u) => u.replace(/\/+$/, ''));
+const baseUrl = (fallback: string) =>
+  z
+    .url({ protocol: /^https?$/ })
+    .default(fallback)
+    .transform((u) => u.replace(/\/+$/, ''));
 
 /**
  * Every provider: the channels it serves, its settings (`config`, stored as is) and its
@@ -17,10 +21,22 @@ export const providerDefinitions = {
   sandbox: { channels: ['email', 'sms', 'whatsapp', 'push'], config: z.strictObject({}), secrets: z.strictObject({}) },
   smtp: {
     channels: ['email'],
-    config: z.strictObject({ host: z.string().min(1), port: z.number().int().min(1).max(65535).default(587), secure: z.boolean().default(false) }),
+    config: z.strictObject({
+      host: z.string().min(1),
+      port: z.number().int().min(1).max(65535).default(587),
+      secure: z.boolean().default(false),
+      /** Connections the pool keeps open to the server, per worker process. */
+      maxConnections: z.number().int().min(1).max(100).default(5),
+      /** Messages sent over one connection before it is replaced (servers cap a session). */
+      maxMessages: z.number().int().min(1).max(100_000).default(100),
+    }),
     secrets: z.strictObject({ username: z.string().optional(), password: z.string().optional() }),
   },
-  resend: { channels: ['email'], config: z.strictObject({ baseUrl: baseUrl('https://api.resend.com') }), secrets: z.strictObject({ apiKey: z.string().min(1) }) },
+  resend: {
+    channels: ['email'],
+    config: z.strictObject({ baseUrl: baseUrl('https://api.resend.com') }),
+    secrets: z.strictObject({ apiKey: z.string().min(1) }),
+  },
   twilio: {
     channels: ['sms'],
     config: z.strictObject({ baseUrl: baseUrl('https://api.twilio.com'), accountSid: z.string().min(1) }),
@@ -29,7 +45,9 @@ export const providerDefinitions = {
   whatsapp_cloud: {
     channels: ['whatsapp'],
     config: z.strictObject({
-      baseUrl: baseUrl('https://graph.facebook.com'), apiVersion: z.string().default('v19.0'), phoneNumberId: z.string().min(1),
+      baseUrl: baseUrl('https://graph.facebook.com'),
+      apiVersion: z.string().default('v19.0'),
+      phoneNumberId: z.string().min(1),
       /** The WhatsApp Business Account that owns message templates (needed to submit campaign templates). */
       businessAccountId: z.string().min(1).optional(),
     }),
@@ -49,13 +67,20 @@ type Config<P extends ProviderName> = z.infer<(typeof providerDefinitions)[P]['c
 type Secrets<P extends ProviderName> = z.infer<(typeof providerDefinitions)[P]['secrets']>;
 
 /** Records the message in the team's outbox (GET /v1/outbox): everything works offline. */
-function sandbox(db: Db, teamId: string): ChannelProvider {
+function sandbox(db: Db, teamId: string): PooledProvider {
   return {
+    close: async () => undefined,
     async send(message) {
       const [row] = await db('outbox')
         .insert({
-          id: newId('msg'), team_id: teamId, channel: message.channel, from_address: message.from, to_address: message.to,
-          subject: message.subject ?? null, body: message.text, idempotency_key: message.idempotencyKey,
+          id: newId('msg'),
+          team_id: teamId,
+          channel: message.channel,
+          from_address: message.from,
+          to_address: message.to,
+          subject: message.subject ?? null,
+          body: message.text,
+          idempotency_key: message.idempotencyKey,
         })
         .onConflict('idempotency_key')
         .merge({ idempotency_key: db.raw('excluded.idempotency_key') })
@@ -65,42 +90,62 @@ function sandbox(db: Db, teamId: string): ChannelProvider {
   };
 }
 
-function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): ChannelProvider {
+function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider {
+  // nodemailer turns TCP_NODELAY on for every socket it opens (pooled ones too): without it each
+  // message would wait out the server's delayed ACK.
+  const transport = nodemailer.createTransport({
+    pool: true,
+    maxConnections: config.maxConnections,
+    maxMessages: config.maxMessages,
+    host: config.host,
+    port: config.port,
+    secure: config.secure,
+    auth: secrets.username ? { user: secrets.username, pass: secrets.password } : undefined,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 15_000,
+  });
   return {
+    close: async () => transport.close(),
     async send(message) {
-      const transport = nodemailer.createTransport({
-        host: config.host, port: config.port, secure: config.secure,
-        auth: secrets.username ? { user: secrets.username, pass: secrets.password } : undefined,
-        connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 15_000,
-      });
       // SMTP has no idempotency header; a stable Message-ID lets the receiving side drop a repeat.
       const domain = message.from?.split('@')[1] ?? 'localhost';
       const messageId = `<${createHash('sha256').update(message.idempotencyKey).digest('hex').slice(0, 32)}@${domain}>`;
       try {
         const info = await transport.sendMail({
-          from: message.from ?? undefined, to: message.to, subject: message.subject ?? '', text: message.text, html: message.html,
-          messageId, headers: { ...message.headers, 'X-Idempotency-Key': message.idempotencyKey },
+          from: message.from ?? undefined,
+          to: message.to,
+          subject: message.subject ?? '',
+          text: message.text,
+          html: message.html,
+          messageId,
+          headers: { ...message.headers, 'X-Idempotency-Key': message.idempotencyKey },
         });
         return { providerMessageId: info.messageId ?? messageId };
       } catch (err) {
         const code = (err as { responseCode?: number }).responseCode;
         // SMTP 4xx replies are transient by definition, 5xx permanent; no reply at all: try again.
         throw new ProviderError(`smtp: ${(err as Error).message}`, code === undefined || code < 500, code);
-      } finally {
-        transport.close();
       }
     },
   };
 }
 
-function resend(config: Config<'resend'>, secrets: Secrets<'resend'>): ChannelProvider {
+function resend(config: Config<'resend'>, secrets: Secrets<'resend'>): PooledProvider {
+  const pool = httpPool();
   return {
+    close: () => pool.close(),
     async send(message) {
       const body = await providerRequest<{ id: string }>('resend', `${config.baseUrl}/emails`, {
+        pool,
         headers: { ...bearer(secrets.apiKey), 'idempotency-key': message.idempotencyKey },
         json: {
-          from: message.from, to: [message.to], subject: message.subject ?? '', text: message.text,
-          ...(message.html ? { html: message.html } : {}), ...(message.headers ? { headers: message.headers } : {}),
+          from: message.from,
+          to: [message.to],
+          subject: message.subject ?? '',
+          text: message.text,
+          ...(message.html ? { html: message.html } : {}),
+          ...(message.headers ? { headers: message.headers } : {}),
         },
       });
       return { providerMessageId: body.id };
@@ -108,57 +153,98 @@ function resend(config: Config<'resend'>, secrets: Secrets<'resend'>): ChannelPr
   };
 }
 
-function twilio(config: Config<'twilio'>, secrets: Secrets<'twilio'>): ChannelProvider {
+function twilio(config: Config<'twilio'>, secrets: Secrets<'twilio'>): PooledProvider {
+  const pool = httpPool();
   return {
+    close: () => pool.close(),
     async send(message) {
-      const body = await providerRequest<{ sid: string }>('twilio', `${config.baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/Messages.json`, {
-        headers: {
-          authorization: `Basic ${Buffer.from(`${config.accountSid}:${secrets.authToken}`).toString('base64')}`,
-          'i-twilio-idempotency-token': message.idempotencyKey,
+      const body = await providerRequest<{ sid: string }>(
+        'twilio',
+        `${config.baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/Messages.json`,
+        {
+          pool,
+          headers: {
+            authorization: `Basic ${Buffer.from(`${config.accountSid}:${secrets.authToken}`).toString('base64')}`,
+            'i-twilio-idempotency-token': message.idempotencyKey,
+          },
+          form: { To: message.to, ...(message.from ? { From: message.from } : {}), Body: message.text },
         },
-        form: { To: message.to, ...(message.from ? { From: message.from } : {}), Body: message.text },
-      });
+      );
       return { providerMessageId: body.sid };
     },
   };
 }
 
-function whatsappCloud(config: Config<'whatsapp_cloud'>, secrets: Secrets<'whatsapp_cloud'>): ChannelProvider {
+function whatsappCloud(config: Config<'whatsapp_cloud'>, secrets: Secrets<'whatsapp_cloud'>): PooledProvider {
+  const pool = httpPool();
   return {
+    close: () => pool.close(),
     async send(message) {
-      const body = await providerRequest<{ messages: { id: string }[] }>('whatsapp', `${config.baseUrl}/${config.apiVersion}/${encodeURIComponent(config.phoneNumberId)}/messages`, {
-        headers: { ...bearer(secrets.accessToken), 'idempotency-key': message.idempotencyKey },
-        json: { messaging_product: 'whatsapp', recipient_type: 'individual', to: message.to, type: 'text', text: { body: message.text } },
-      });
+      const body = await providerRequest<{ messages: { id: string }[] }>(
+        'whatsapp',
+        `${config.baseUrl}/${config.apiVersion}/${encodeURIComponent(config.phoneNumberId)}/messages`,
+        {
+          pool,
+          headers: { ...bearer(secrets.accessToken), 'idempotency-key': message.idempotencyKey },
+          json: {
+            messaging_product: 'whatsapp',
+            recipient_type: 'individual',
+            to: message.to,
+            type: 'text',
+            text: { body: message.text },
+          },
+        },
+      );
       return { providerMessageId: body.messages[0].id };
     },
   };
 }
 
-function fcm(config: Config<'fcm'>, secrets: Secrets<'fcm'>): ChannelProvider {
+function fcm(config: Config<'fcm'>, secrets: Secrets<'fcm'>): PooledProvider {
+  const pool = httpPool();
   return {
+    close: () => pool.close(),
     async send(message) {
-      const body = await providerRequest<{ name: string }>('fcm', `${config.baseUrl}/v1/projects/${encodeURIComponent(config.projectId)}/messages:send`, {
-        headers: { ...bearer(secrets.accessToken), 'idempotency-key': message.idempotencyKey },
-        json: { message: { token: message.to, notification: { title: message.subject ?? '', body: message.text } } },
-      });
+      const body = await providerRequest<{ name: string }>(
+        'fcm',
+        `${config.baseUrl}/v1/projects/${encodeURIComponent(config.projectId)}/messages:send`,
+        {
+          pool,
+          headers: { ...bearer(secrets.accessToken), 'idempotency-key': message.idempotencyKey },
+          json: { message: { token: message.to, notification: { title: message.subject ?? '', body: message.text } } },
+        },
+      );
       return { providerMessageId: body.name };
     },
   };
 }
 
-/** The adapter for a stored integration (config parsed, secrets already decrypted). */
-export function createProvider(provider: ProviderName, config: unknown, secrets: unknown, context: { db: Db; teamId: string }): ChannelProvider {
+/**
+ * The adapter for a stored integration (config parsed, secrets already decrypted), holding its own
+ * connections until closed. Send paths get it through `providerPools` (channels/pools.ts).
+ */
+export function createProvider(
+  provider: ProviderName,
+  config: unknown,
+  secrets: unknown,
+  context: { db: Db; teamId: string },
+): PooledProvider {
   const definition = providerDefinitions[provider];
   const c = definition.config.parse(config ?? {});
   const s = definition.secrets.parse(secrets ?? {});
   switch (provider) {
-    case 'sandbox': return sandbox(context.db, context.teamId);
-    case 'smtp': return smtp(c as Config<'smtp'>, s as Secrets<'smtp'>);
-    case 'resend': return resend(c as Config<'resend'>, s as Secrets<'resend'>);
-    case 'twilio': return twilio(c as Config<'twilio'>, s as Secrets<'twilio'>);
-    case 'whatsapp_cloud': return whatsappCloud(c as Config<'whatsapp_cloud'>, s as Secrets<'whatsapp_cloud'>);
-    case 'fcm': return fcm(c as Config<'fcm'>, s as Secrets<'fcm'>);
+    case 'sandbox':
+      return sandbox(context.db, context.teamId);
+    case 'smtp':
+      return smtp(c as Config<'smtp'>, s as Secrets<'smtp'>);
+    case 'resend':
+      return resend(c as Config<'resend'>, s as Secrets<'resend'>);
+    case 'twilio':
+      return twilio(c as Config<'twilio'>, s as Secrets<'twilio'>);
+    case 'whatsapp_cloud':
+      return whatsappCloud(c as Config<'whatsapp_cloud'>, s as Secrets<'whatsapp_cloud'>);
+    case 'fcm':
+      return fcm(c as Config<'fcm'>, s as Secrets<'fcm'>);
   }
 }
 
@@ -168,7 +254,8 @@ export function whatsappTemplates(config: unknown, secrets: unknown) {
   const s = providerDefinitions.whatsapp_cloud.secrets.parse(secrets ?? {});
   const root = `${c.baseUrl}/${c.apiVersion}`;
   const account = () => {
-    if (!c.businessAccountId) throw new ProviderError('whatsapp: the integration has no businessAccountId to own templates', false);
+    if (!c.businessAccountId)
+      throw new ProviderError('whatsapp: the integration has no businessAccountId to own templates', false);
     return c.businessAccountId;
   };
   return {
@@ -176,20 +263,37 @@ export function whatsappTemplates(config: unknown, secrets: unknown) {
       return providerRequest<{ id: string; status: string }>('whatsapp', `${root}/${account()}/message_templates`, {
         headers: bearer(s.accessToken),
         json: {
-          name: template.name, language: template.language, category: template.category,
-          components: [{ type: 'BODY', text: template.body, ...(template.examples.length ? { example: { body_text: [template.examples] } } : {}) }],
+          name: template.name,
+          language: template.language,
+          category: template.category,
+          components: [
+            {
+              type: 'BODY',
+              text: template.body,
+              ...(template.examples.length ? { example: { body_text: [template.examples] } } : {}),
+            },
+          ],
         },
       });
     },
     async status(templateId: string): Promise<{ status: string; rejectedReason?: string }> {
-      const res = await fetch(`${root}/${encodeURIComponent(templateId)}?fields=status,rejected_reason`, { headers: bearer(s.accessToken), signal: AbortSignal.timeout(10_000) })
-        .catch((err: Error) => { throw new ProviderError(`whatsapp: ${err.message}`, true); });
-      if (!res.ok) throw new ProviderError(`whatsapp answered ${res.status}`, res.status >= 500 || res.status === 429, res.status);
+      const res = await fetch(`${root}/${encodeURIComponent(templateId)}?fields=status,rejected_reason`, {
+        headers: bearer(s.accessToken),
+        signal: AbortSignal.timeout(10_000),
+      }).catch((err: Error) => {
+        throw new ProviderError(`whatsapp: ${err.message}`, true);
+      });
+      if (!res.ok)
+        throw new ProviderError(`whatsapp answered ${res.status}`, res.status >= 500 || res.status === 429, res.status);
       const body = (await res.json()) as { status: string; rejected_reason?: string };
       return { status: body.status, rejectedReason: body.rejected_reason };
     },
     async remove(name: string): Promise<void> {
-      await fetch(`${root}/${account()}/message_templates?name=${encodeURIComponent(name)}`, { method: 'DELETE', headers: bearer(s.accessToken), signal: AbortSignal.timeout(10_000) });
+      await fetch(`${root}/${account()}/message_templates?name=${encodeURIComponent(name)}`, {
+        method: 'DELETE',
+        headers: bearer(s.accessToken),
+        signal: AbortSignal.timeout(10_000),
+      });
     },
   };
 }

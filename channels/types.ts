@@ -24,7 +24,11 @@ export interface SendResult {
 
 /** A provider's refusal, classed: retryable (5xx, 429, timeouts, network) or permanent (other 4xx). */
 export class ProviderError extends Error {
-  constructor(message: string, readonly retryable: boolean, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'ProviderError';
   }
@@ -32,4 +36,10 @@ export class ProviderError extends Error {
 
 export interface ChannelProvider {
   send(message: OutboundMessage): Promise<SendResult>;
+}
+
+/** An adapter that keeps connections open between sends (an SMTP pool, an HTTP keep-alive agent). */
+export interface PooledProvider extends ChannelProvider {
+  /** Ends its connections once the sends in flight have their answers. */
+  close(): Promise<void>;
 }

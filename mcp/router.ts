@@ -2,40 +2,46 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { Request, Response, Router } from 'express';
 import { sendRateHeaders } from '../api/auth';
 import { jsonBody } from '../api/http';
-import { findAgent, sendingAgent } from '../services/agents';
-import { appSlug, installedApps } from '../services/apps';
-import type { AppContext, TeamRef } from '../services/context';
-import { AppError, notFound } from '../services/errors';
-import { Audience, authenticateForMcp, grants, Principal } from '../services/principal';
+import { connectedAgent } from '../services/agents/agents';
+import { appSlug, installedApps } from '../services/agents/apps';
+import type { AppContext } from '../services/platform/context';
+import { AppError } from '../services/platform/errors';
+import { Audience, authenticateForMcp, grants, Principal } from '../services/identity/principal';
 import { buildMcpServer, Connection, SERVER_INFO, toolPreview } from './server';
 
 /** MCP as an OAuth protected resource: tokens for {mcp_url}; a 401 points at its metadata (carrying the agent, for the login). */
 export function mcpAudience(ctx: AppContext, agent?: string): Audience {
   const query = agent && /^[0-9a-f-]{36}$/i.test(agent) ? `?agent=${agent}` : '';
-  return { resource: ctx.config.mcpUrl, resourceMetadataUrl: `${ctx.config.publicUrl}/.well-known/oauth-protected-resource/mcp${query}` };
+  return {
+    resource: ctx.config.mcpUrl,
+    resourceMetadataUrl: `${ctx.config.publicUrl}/.well-known/oauth-protected-resource/mcp${query}`,
+  };
 }
 
 /** The spec: the MCP endpoint requires `mcp:use` (an API token has it). */
 function requireMcpUse(principal: Principal, audience: Audience): void {
   if (grants(principal.scopes, 'read') && grants(principal.scopes, 'write')) return;
-  throw new AppError(403, 'insufficient_scope', 'The MCP endpoint needs scope mcp:use', { requiredScope: 'mcp:use' }, {
-    'WWW-Authenticate': `Bearer realm="team-agent-platform", error="insufficient_scope", scope="mcp:use", resource_metadata="${audience.resourceMetadataUrl}"`,
-  });
-}
-
-/** The agent a connection acts as: the path's or `?agent=`, else the OAuth grant's, else the team's first. */
-async function connectionAgent(ctx: AppContext, team: TeamRef, principal: Principal, named: string | undefined) {
-  if (named) {
-    const agent = await findAgent(ctx.db, team.id, named);
-    if (!agent) throw notFound('Agent');
-    return { id: agent.id, mode: agent.mode as 'auto' | 'manual' };
-  }
-  return sendingAgent(ctx.db, team.id, null, principal.kind === 'oauth' ? principal.agentId : null);
+  throw new AppError(
+    403,
+    'insufficient_scope',
+    'The MCP endpoint needs scope mcp:use',
+    { requiredScope: 'mcp:use' },
+    {
+      'WWW-Authenticate': `Bearer realm="team-agent-platform", error="insufficient_scope", scope="mcp:use", resource_metadata="${audience.resourceMetadataUrl}"`,
+    },
+  );
 }
 
 const methodNotAllowed = (_req: Request, res: Response) => {
   // Stateless Streamable HTTP: every exchange is one POST answered with JSON; there is no stream to open or session to end.
-  res.status(405).setHeader('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages to this endpoint' }, id: null });
+  res
+    .status(405)
+    .setHeader('Allow', 'POST')
+    .json({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages to this endpoint' },
+      id: null,
+    });
 };
 
 /**
@@ -48,41 +54,55 @@ export function mcpRouter(ctx: AppContext): Router {
   // A media_upload carries its file as base64: the body may be a third larger than the file.
   const body = jsonBody(`${Math.ceil(ctx.config.MEDIA_MAX_BYTES * 1.4) + 1024 * 1024}b`);
 
-  router.post(paths, async (req, res, next) => {
-    const params = req.params as { agentUuid?: string; appSlug?: string };
-    const named = params.agentUuid ?? (typeof req.query.agent === 'string' ? req.query.agent : undefined);
-    const audience = mcpAudience(ctx, named);
-    // Only an API token reads the header (an unknown or malformed slug is the 403 of a team it is not in).
-    const slug = typeof req.headers['x-team-slug'] === 'string' ? req.headers['x-team-slug'] : undefined;
-    const { principal, team } = await authenticateForMcp(ctx.db, req.headers.authorization, slug, audience);
-    requireMcpUse(principal, audience);
-    const onlyApp = params.appSlug !== undefined ? appSlug(params.appSlug) : undefined;
-    const [rate, installed, agent] = await Promise.all([
-      ctx.rateLimits.consumeApiRequest(team), installedApps(ctx.db, team.id), connectionAgent(ctx, team, principal, named),
-    ]);
-    sendRateHeaders(res, rate);
-    if (onlyApp && !installed.has(onlyApp)) {
-      throw new AppError(403, 'app_not_installed', `The team has not installed the ${onlyApp} app`, { app: onlyApp, install: `PUT ${ctx.config.baseUrl}/apps/${onlyApp}` });
-    }
-    res.locals.connection = { ctx, team, principal, agent, installed, onlyApp } satisfies Connection;
-    next();
-  }, ...body, async (req, res) => {
-    const server = buildMcpServer(res.locals.connection as Connection);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
+  router.post(
+    paths,
+    async (req, res, next) => {
+      const params = req.params as { agentUuid?: string; appSlug?: string };
+      const named = params.agentUuid ?? (typeof req.query.agent === 'string' ? req.query.agent : undefined);
+      const audience = mcpAudience(ctx, named);
+      // Only an API token reads the header (an unknown or malformed slug is the 403 of a team it is not in).
+      const slug = typeof req.headers['x-team-slug'] === 'string' ? req.headers['x-team-slug'] : undefined;
+      const { principal, team } = await authenticateForMcp(ctx.db, req.headers.authorization, slug, audience);
+      requireMcpUse(principal, audience);
+      const onlyApp = params.appSlug !== undefined ? appSlug(params.appSlug) : undefined;
+      const [rate, installed, agent] = await Promise.all([
+        ctx.rateLimits.consumeApiRequest(team),
+        installedApps(ctx.db, team.id),
+        connectedAgent(ctx.db, team.id, principal, named),
+      ]);
+      sendRateHeaders(res, rate);
+      if (onlyApp && !installed.has(onlyApp)) {
+        throw new AppError(403, 'app_not_installed', `The team has not installed the ${onlyApp} app`, {
+          app: onlyApp,
+          install: `PUT ${ctx.config.baseUrl}/apps/${onlyApp}`,
+        });
+      }
+      res.locals.connection = { ctx, team, principal, agent, installed, onlyApp } satisfies Connection;
+      next();
+    },
+    ...body,
+    async (req, res) => {
+      const server = buildMcpServer(res.locals.connection as Connection);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // The request is over: free its server and transport. Nothing waits for this; a failure is logged.
+      res.on('close', () => {
+        Promise.all([transport.close(), server.close()]).catch((err: unknown) =>
+          req.log?.warn({ err }, 'closing the MCP server of a finished request failed'),
+        );
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    },
+  );
   router.get(paths, methodNotAllowed);
   router.delete(paths, methodNotAllowed);
 
   router.get('/.well-known/mcp/server-card.json', (_req, res) => {
     res.json({
       ...SERVER_INFO,
-      description: 'Teams, their AI agents, contacts, artifacts and campaigns, over MCP. Tools are listed live per team (core tools plus installed apps); call tools/list.',
+      description:
+        'Teams, their AI agents, contacts, artifacts and campaigns, over MCP. Tools are listed live per team ' +
+        '(core tools plus installed apps); call tools/list.',
       transport: { type: 'streamable-http', url: ctx.config.mcpUrl },
       authentication: {
         required: true,

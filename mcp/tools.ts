@@ -1,28 +1,48 @@
 import { z } from 'zod';
-import { findAgent, listAgents, presentAgent } from '../services/agents';
-import { listSecrets, secretKeyInputSchema, secretSetSchema, secretStatus, setSecret } from '../services/agentSecrets';
-import { createApiToken, apiTokenCreateSchema } from '../services/apiTokens';
-import type { AppSlug } from '../services/apps';
+import { findAgent, listAgents, presentAgent } from '../services/agents/agents';
 import {
-  artifactCreateSchema, artifactListQuerySchema, artifactUpdateSchema, createArtifact, getArtifact, listArtifacts, updateArtifact,
-} from '../services/artifacts';
+  listSecrets,
+  secretKeyInputSchema,
+  secretSetSchema,
+  secretStatus,
+  setSecret,
+} from '../services/agents/agentSecrets';
+import { createApiToken, apiTokenCreateSchema } from '../services/identity/apiTokens';
+import type { AppSlug } from '../services/agents/apps';
 import {
-  audiencePreviewSchema, campaignCreateSchema, campaignListQuerySchema, campaignStats, createCampaign, listCampaigns, previewCampaignAudience,
-} from '../services/campaigns';
-import { updateContact } from '../services/contacts';
-import type { AppContext, TeamRef } from '../services/context';
-import { creditUsage } from '../services/credits';
-import { deliverArtifacts, deliverRequestSchema } from '../services/deliveries';
-import { notFound } from '../services/errors';
-import { listIntegrations } from '../services/integrations';
-import { ingestRequestSchema } from '../services/jobTypes';
-import { createJob } from '../services/jobs';
-import { fileTooLarge, listMedia, storeMedia } from '../services/media';
-import { pageQuerySchema } from '../services/pagination';
-import { Access, Principal, requireUser } from '../services/principal';
-import { createSegment, listSegments, segmentCreateSchema } from '../services/segments';
-import { getTeam, listPublicTeams } from '../services/teams';
-import { checkExecutions, executionsQuerySchema, runSensitiveWrite, SensitiveWarp, warpArgsSchema } from '../services/warps';
+  artifactCreateSchema,
+  artifactListQuerySchema,
+  artifactUpdateSchema,
+  createArtifact,
+  getArtifact,
+  listArtifacts,
+  updateArtifact,
+} from '../services/deliveries/artifacts';
+import { audiencePreviewSchema, previewCampaignAudience } from '../services/campaigns/audiencePreview';
+import { createCampaign } from '../services/campaigns/create';
+import { listCampaigns } from '../services/campaigns/list';
+import { campaignCreateSchema, campaignListQuerySchema } from '../services/campaigns/schemas';
+import { campaignStats } from '../services/campaigns/stats';
+import { updateContact } from '../services/contacts/contacts';
+import type { AppContext, TeamRef } from '../services/platform/context';
+import { creditUsage } from '../services/platform/credits';
+import { deliverArtifacts, deliverRequestSchema } from '../services/deliveries/deliver';
+import { notFound } from '../services/platform/errors';
+import { listIntegrations } from '../services/agents/integrations';
+import { ingestRequestSchema } from '../services/jobs/jobTypes';
+import { createJob } from '../services/jobs/jobs';
+import { fileTooLarge, listMedia, storeMedia } from '../services/media/media';
+import { pageQuerySchema } from '../services/platform/pagination';
+import { Access, Principal, requireUser } from '../services/identity/principal';
+import { createSegment, listSegments, segmentCreateSchema } from '../services/contacts/segments';
+import { getTeam, listPublicTeams } from '../services/platform/teams';
+import {
+  checkExecutions,
+  executionsQuerySchema,
+  runSensitiveWrite,
+  SensitiveWarp,
+  warpArgsSchema,
+} from '../services/deliveries/warps';
 
 /** Who is calling a tool: the team, the agent the connection acts as, and the credential. */
 export interface ToolCall {
@@ -63,13 +83,17 @@ const sensitiveTool = (warp: SensitiveWarp, definition: Omit<Tool, 'input' | 'ru
 export const caller = (call: ToolCall) => ({ team: call.team, agentId: call.agentId, userId: call.principal.userId });
 
 const id = (what: string) => z.string().min(1).max(100).describe(`The ${what} id`);
-const PENDING_NOTE = 'When the agent is in manual mode this answers { pending: true, executionId } instead: a person approves or declines it; poll check_warp_executions with the executionId and do not repeat the call.';
+const PENDING_NOTE =
+  'When the agent is in manual mode this answers { pending: true, executionId } instead: a person approves or ' +
+  'declines it; poll check_warp_executions with the executionId and do not repeat the call.';
 
 const coreTools: Tool[] = [
   tool({
     name: 'svc_agent_info',
     title: 'About this agent',
-    description: 'The connected agent (uuid, name, slug, mode auto/manual), its team, its active channel integrations, the installed apps and the MCP credits left this billing cycle. Call it first to learn what you can do.',
+    description:
+      'The connected agent (uuid, name, slug, mode auto/manual), its team, its active channel integrations, ' +
+      'the installed apps and the MCP credits left this billing cycle. Call it first to learn what you can do.',
     app: 'core',
     access: 'read',
     input: z.strictObject({}),
@@ -80,7 +104,12 @@ const coreTools: Tool[] = [
       return {
         agent: presentAgent(agent),
         team: await getTeam(ctx.db, team.id),
-        integrations: integrations.map((i) => ({ channel: i.channel, provider: i.provider, from: i.from, active: i.active })),
+        integrations: integrations.map((i) => ({
+          channel: i.channel,
+          provider: i.provider,
+          from: i.from,
+          active: i.active,
+        })),
         installedApps: [...installed],
         credits: await creditUsage(ctx.db, team, ctx.config.MCP_CREDITS),
       };
@@ -88,8 +117,10 @@ const coreTools: Tool[] = [
   }),
   tool({
     name: 'svc_list_agents',
-    title: 'List the team\'s agents',
-    description: 'The agents of the team (uuid, name, slug, mode), a page at a time: pass pagination.nextCursor back as cursor for the next page.',
+    title: "List the team's agents",
+    description:
+      'The agents of the team (uuid, name, slug, mode), a page at a time: pass pagination.nextCursor back as ' +
+      'cursor for the next page.',
     app: 'core',
     access: 'read',
     input: pageQuerySchema,
@@ -107,7 +138,10 @@ const coreTools: Tool[] = [
   tool({
     name: 'create_api_token',
     title: 'Create an API token',
-    description: 'Creates an API token for the signed-in user (for the HTTP API: Authorization: Bearer <token> with X-Team-Slug). The token is shown once in this answer; it acts with all of the user\'s rights until revoked at /v1/api-tokens.',
+    description:
+      'Creates an API token for the signed-in user (for the HTTP API: Authorization: Bearer <token> with ' +
+      "X-Team-Slug). The token is shown once in this answer; it acts with all of the user's rights until " +
+      'revoked at /v1/api-tokens.',
     app: 'core',
     access: 'write',
     input: apiTokenCreateSchema,
@@ -116,16 +150,24 @@ const coreTools: Tool[] = [
   tool({
     name: 'ingest_knowledge',
     title: 'Ingest knowledge',
-    description: 'Queues a job that chunks a text into the agent\'s knowledge (the connected agent unless agentId is given). Answers { jobId, status, statusUrl }; the job runs in the background.',
+    description:
+      "Queues a job that chunks a text into the agent's knowledge (the connected agent unless agentId is " +
+      'given). Answers { jobId, status, statusUrl }; the job runs in the background.',
     app: 'core',
     access: 'write',
     input: ingestRequestSchema,
-    run: ({ ctx, team, principal, agentId }, input) => createJob(ctx, team, principal.userId, { type: 'knowledge.ingest', input: { ...input, agentId: input.agentId ?? agentId } }),
+    run: ({ ctx, team, principal, agentId }, input) =>
+      createJob(ctx, team, principal.userId, {
+        type: 'knowledge.ingest',
+        input: { ...input, agentId: input.agentId ?? agentId },
+      }),
   }),
   tool({
     name: 'set_contact_property',
     title: 'Set a contact property',
-    description: 'Sets one custom property of a contact (string, number or boolean); value null removes it. Answers the updated contact.',
+    description:
+      'Sets one custom property of a contact (string, number or boolean); value null removes it. Answers the ' +
+      'updated contact.',
     app: 'core',
     access: 'write',
     input: z.strictObject({
@@ -133,29 +175,39 @@ const coreTools: Tool[] = [
       key: z.string().trim().min(1).max(100).describe('The property name, e.g. "plan" or "lastOrderTotal"'),
       value: z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()]),
     }),
-    run: ({ ctx, team }, { contactId, key, value }) => updateContact(ctx.db, team.id, contactId, { properties: { [key]: value } }),
+    run: ({ ctx, team }, { contactId, key, value }) =>
+      updateContact(ctx.db, team.id, contactId, { properties: { [key]: value } }),
   }),
   tool({
     name: 'media_upload',
     title: 'Upload a file',
-    description: 'Stores a file in the team\'s media (PDF, text, images, office documents, zip, mp4, mp3) from base64 content. Answers the media object; pass its id in create_artifact / update_artifact `media` to attach it.',
+    description:
+      "Stores a file in the team's media (PDF, text, images, office documents, zip, mp4, mp3) from base64 " +
+      'content. Answers the media object; pass its id in create_artifact / update_artifact `media` to attach ' +
+      'it.',
     app: 'core',
     access: 'write',
     input: z.strictObject({
       filename: z.string().trim().min(1).max(200),
       contentType: z.string().min(3).max(200).describe('The MIME type, e.g. application/pdf'),
-      contentBase64: z.string().min(1).describe('The file\'s bytes, base64-encoded'),
+      contentBase64: z.string().min(1).describe("The file's bytes, base64-encoded"),
     }),
     run: async ({ ctx, team }, input) => {
       const buffer = Buffer.from(input.contentBase64, 'base64');
       if (buffer.length > ctx.config.MEDIA_MAX_BYTES) throw fileTooLarge(ctx.config.MEDIA_MAX_BYTES);
-      return storeMedia(ctx.db, ctx.storage, team.id, { originalname: input.filename, mimetype: input.contentType, buffer }, ctx.config.baseUrl);
+      return storeMedia(
+        ctx.db,
+        ctx.storage,
+        team.id,
+        { originalname: input.filename, mimetype: input.contentType, buffer },
+        ctx.config.baseUrl,
+      );
     },
   }),
   tool({
     name: 'media_list',
     title: 'List files',
-    description: 'The team\'s media files (id, filename, contentType, size), a page at a time.',
+    description: "The team's media files (id, filename, contentType, size), a page at a time.",
     app: 'core',
     access: 'read',
     input: pageQuerySchema,
@@ -169,8 +221,8 @@ const coreTools: Tool[] = [
   }),
   tool({
     name: 'secret_list',
-    title: 'List the agent\'s secrets',
-    description: 'The keys of the connected agent\'s secrets and when each was set. Values are never returned.',
+    title: "List the agent's secrets",
+    description: "The keys of the connected agent's secrets and when each was set. Values are never returned.",
     app: 'core',
     access: 'read',
     input: z.strictObject({}),
@@ -179,7 +231,8 @@ const coreTools: Tool[] = [
   tool({
     name: 'secret_status',
     title: 'Is a secret set?',
-    description: 'Whether the connected agent has a secret under this key, and when it was set. The value is never returned.',
+    description:
+      'Whether the connected agent has a secret under this key, and when it was set. The value is never returned.',
     app: 'core',
     access: 'read',
     input: secretKeyInputSchema,
@@ -188,11 +241,14 @@ const coreTools: Tool[] = [
   tool({
     name: 'secret_set',
     title: 'Set a secret',
-    description: 'Stores a secret for the connected agent (encrypted; an existing key is replaced). Answers the key\'s status only; the value cannot be read back.',
+    description:
+      "Stores a secret for the connected agent (encrypted; an existing key is replaced). Answers the key's " +
+      'status only; the value cannot be read back.',
     app: 'core',
     access: 'write',
     input: secretSetSchema,
-    run: ({ ctx, team, agentId, principal }, input) => setSecret(ctx.db, ctx.secretBox, team.id, agentId, input, principal.userId),
+    run: ({ ctx, team, agentId, principal }, input) =>
+      setSecret(ctx.db, ctx.secretBox, team.id, agentId, input, principal.userId),
   }),
   sensitiveTool('secret-clear', {
     name: 'secret_clear',
@@ -203,7 +259,10 @@ const coreTools: Tool[] = [
   tool({
     name: 'check_warp_executions',
     title: 'Check pending writes',
-    description: 'Where sensitive writes stand: pending_approval, running, succeeded (with result), failed (with error), declined or expired. Pass the executionIds that writes answered with; poll until none is pending_approval or running.',
+    description:
+      'Where sensitive writes stand: pending_approval, running, succeeded (with result), failed (with error), ' +
+      'declined or expired. Pass the executionIds that writes answered with; poll until none is ' +
+      'pending_approval or running.',
     app: 'core',
     access: 'read',
     input: executionsQuerySchema,
@@ -215,7 +274,10 @@ const artifactTools: Tool[] = [
   tool({
     name: 'create_artifact',
     title: 'Create an artifact',
-    description: 'Creates a client deliverable (agreement, offer, concept, update, demo, file, other) with an optional url, password, extra link, contact and media (ids from media_upload; url and media are both optional). It is a draft unless status "ready"; only ready artifacts can be delivered.',
+    description:
+      'Creates a client deliverable (agreement, offer, concept, update, demo, file, other) with an optional ' +
+      'url, password, extra link, contact and media (ids from media_upload; url and media are both optional). ' +
+      'It is a draft unless status "ready"; only ready artifacts can be delivered.',
     app: 'artifacts',
     access: 'write',
     input: artifactCreateSchema,
@@ -224,7 +286,8 @@ const artifactTools: Tool[] = [
   tool({
     name: 'list_artifacts',
     title: 'List artifacts',
-    description: 'The team\'s artifacts, filtered by status, type, contactId or ids (comma-separated), a page at a time.',
+    description:
+      "The team's artifacts, filtered by status, type, contactId or ids (comma-separated), a page at a time.",
     app: 'artifacts',
     access: 'read',
     input: artifactListQuerySchema,
@@ -242,11 +305,14 @@ const artifactTools: Tool[] = [
   tool({
     name: 'update_artifact',
     title: 'Update an artifact',
-    description: 'Changes any field of an artifact (null clears an optional one); status draft→ready makes it deliverable, any→archived retires it. "sent" is reached only by deliver_artifacts.',
+    description:
+      'Changes any field of an artifact (null clears an optional one); status draft→ready makes it ' +
+      'deliverable, any→archived retires it. "sent" is reached only by deliver_artifacts.',
     app: 'artifacts',
     access: 'write',
     input: artifactUpdateSchema.extend({ artifactId: id('artifact') }),
-    run: ({ ctx, team }, { artifactId, ...changes }) => updateArtifact(ctx.db, team.id, artifactId, changes, ctx.config.baseUrl),
+    run: ({ ctx, team }, { artifactId, ...changes }) =>
+      updateArtifact(ctx.db, team.id, artifactId, changes, ctx.config.baseUrl),
   }),
   sensitiveTool('artifact-delete', {
     name: 'delete_artifact',
@@ -257,11 +323,16 @@ const artifactTools: Tool[] = [
   tool({
     name: 'deliver_artifacts',
     title: 'Deliver artifacts',
-    description: 'The only way to send artifacts to people: one message per recipient (the artifacts\' contacts, or contactIds) by email, sms or whatsapp, through the agent\'s integration. Artifacts must be ready. Auto mode answers the delivery records; manual mode answers { pending: true, executionId }: poll check_warp_executions and do not repeat the call.',
+    description:
+      "The only way to send artifacts to people: one message per recipient (the artifacts' contacts, or " +
+      "contactIds) by email, sms or whatsapp, through the agent's integration. Artifacts must be ready. Auto " +
+      'mode answers the delivery records; manual mode answers { pending: true, executionId }: poll ' +
+      'check_warp_executions and do not repeat the call.',
     app: 'artifacts',
     access: 'write',
     input: deliverRequestSchema,
-    run: async ({ ctx, team, principal, agentId }, request) => (await deliverArtifacts(ctx, team, principal, { ...request, agentId: request.agentId ?? agentId })).body,
+    run: async ({ ctx, team, principal, agentId }, request) =>
+      (await deliverArtifacts(ctx, team, principal, { ...request, agentId: request.agentId ?? agentId })).body,
   }),
 ];
 
@@ -269,16 +340,24 @@ const campaignTools: Tool[] = [
   tool({
     name: 'create_campaign',
     title: 'Create a campaign',
-    description: 'Creates a Draft campaign (email, sms, whatsapp or push) with content and an audience (segmentId, tags and/or contactIds). Placeholders like {{firstName}} are not inferred: map each in templateParams (static or contact field) or aiParams (written per contact by the agent). Then call preview_campaign_audience, then send_campaign.',
+    description:
+      'Creates a Draft campaign (email, sms, whatsapp or push) with content and an audience (segmentId, tags ' +
+      'and/or contactIds). Placeholders like {{firstName}} are not inferred: map each in templateParams ' +
+      '(static or contact field) or aiParams (written per contact by the agent). Then call ' +
+      'preview_campaign_audience, then send_campaign.',
     app: 'campaigns',
     access: 'write',
     input: campaignCreateSchema,
-    run: ({ ctx, team, principal }, input) => createCampaign(ctx, team, principal, input),
+    // Spec MCP rule 2: aiParams without agentId use the connected agent, however it was connected.
+    run: ({ ctx, team, principal, agentId }, input) => createCampaign(ctx, team, principal, input, agentId),
   }),
   tool({
     name: 'preview_campaign_audience',
     title: 'Preview a campaign audience',
-    description: 'How many contacts would receive a campaign and how many are skipped, by reason (pending_consent, opted_out, missing_channel). Give campaignId, or channel with segmentId / tags / contactIds. Call it before send_campaign.',
+    description:
+      'How many contacts would receive a campaign and how many are skipped, by reason (pending_consent, ' +
+      'opted_out, missing_channel). Give campaignId, or channel with segmentId / tags / contactIds. Call it ' +
+      'before send_campaign.',
     app: 'campaigns',
     access: 'read',
     input: audiencePreviewSchema,
@@ -293,7 +372,8 @@ const campaignTools: Tool[] = [
   tool({
     name: 'list_campaigns',
     title: 'List campaigns',
-    description: 'The team\'s campaigns with their status and counts, newest first; archived ones with archived "true".',
+    description:
+      'The team\'s campaigns with their status and counts, newest first; archived ones with archived "true".',
     app: 'campaigns',
     access: 'read',
     input: campaignListQuerySchema,
@@ -302,7 +382,8 @@ const campaignTools: Tool[] = [
   tool({
     name: 'campaign_stats',
     title: 'Campaign stats',
-    description: 'A campaign\'s status and counts: recipients, sent, skipped (by reason), failed (by error), opened, clicked.',
+    description:
+      "A campaign's status and counts: recipients, sent, skipped (by reason), failed (by error), opened, clicked.",
     app: 'campaigns',
     access: 'read',
     input: z.strictObject({ campaignId: id('campaign') }),
@@ -320,7 +401,8 @@ const contactTools: Tool[] = [
   tool({
     name: 'list_segments',
     title: 'List segments',
-    description: 'The team\'s segments (saved audiences: tag, property, consent and activity conditions), a page at a time.',
+    description:
+      "The team's segments (saved audiences: tag, property, consent and activity conditions), a page at a time.",
     app: 'contacts',
     access: 'read',
     input: pageQuerySchema,
@@ -329,7 +411,9 @@ const contactTools: Tool[] = [
   tool({
     name: 'create_segment',
     title: 'Create a segment',
-    description: 'Saves an audience: a name, and conditions combined with match "all" or "any". Segments cannot be updated; create a new one and delete the old.',
+    description:
+      'Saves an audience: a name, and conditions combined with match "all" or "any". Segments cannot be ' +
+      'updated; create a new one and delete the old.',
     app: 'contacts',
     access: 'write',
     input: segmentCreateSchema,
@@ -348,7 +432,9 @@ export const TOOLS: Tool[] = [...coreTools, ...artifactTools, ...campaignTools, 
 
 /** The tools a connection sees: the core ones and those of the installed apps (or of one app, at /mcp/apps/{slug}). */
 export function toolsFor(installed: Set<AppSlug>, onlyApp?: AppSlug): Tool[] {
-  return TOOLS.filter((t) => (onlyApp ? t.app === onlyApp || t.name === 'check_warp_executions' : t.app === 'core' || installed.has(t.app)));
+  return TOOLS.filter((t) =>
+    onlyApp ? t.app === onlyApp || t.name === 'check_warp_executions' : t.app === 'core' || installed.has(t.app),
+  );
 }
 
 const jsonSchemas = new Map<Tool, { type: 'object'; [key: string]: unknown }>();
@@ -357,7 +443,10 @@ const jsonSchemas = new Map<Tool, { type: 'object'; [key: string]: unknown }>();
 export function inputJsonSchema(t: Tool): { type: 'object'; [key: string]: unknown } {
   let schema = jsonSchemas.get(t);
   if (!schema) {
-    const { $schema: _ignored, ...generated } = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    const { $schema: _ignored, ...generated } = z.toJSONSchema(t.input, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Record<string, unknown>;
     schema = { ...generated, type: 'object' };
     jsonSchemas.set(t, schema);
   }

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
 export async function writeWorkflowBundle(outFile: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../workflows'),
+    logger: new DefaultLogger('WARN'),
+  });
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
   fs.writeFileSync(outFile, code);
   return outFile;
@@ -12,5 +15,11 @@ export async function writeWorkflowBundle(outFile: string): Promise<string> {
 
 if (require.main === module) {
   const out = path.resolve(process.argv[2] ?? '.data/workflow-bundle.js');
-  writeWorkflowBundle(out).then(() => console.log(`workflow bundle written to ${out}`));
+  writeWorkflowBundle(out).then(
+    () => console.log(`workflow bundle written to ${out}`),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

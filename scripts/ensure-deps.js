@@ -9,9 +9,9 @@ const marker = path.join(root, 'node_modules', '.package-lock.json');
 const lock = path.join(root, 'package-lock.json');
 const stale = !fs.existsSync(marker) || fs.statSync(marker).mtimeMs < fs.statSync(lock).mtimeMs;
 if (stale) {
-  // `npm install`, not `npm ci`: lockfiles written without registry URLs (this project's npm
-  // setting) lack other platforms' optional packages, which `npm ci` refuses; `npm install`
-  // still installs the locked versions.
-  console.log('[setup] installing dependencies (npm install from package-lock.json)...');
-  execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+  // `npm ci`: exactly the committed lockfile, the way users and CI install. The lockfile holds every
+  // platform's optional packages (package.json pins @swc/core and unrs-resolver to versions whose
+  // platform builds are all published), so it works on any machine, not just this one.
+  console.log('[setup] installing dependencies (npm ci from package-lock.json)...');
+  execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
 }

@@ -13,7 +13,11 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 
 const CALLBACK = 'http://127.0.0.1:8976/callback';
 const STORE = path.resolve(process.env.DATA_DIR ?? '.data', 'mcp-connect.json');
@@ -37,7 +41,13 @@ class TerminalHost implements OAuthClientProvider {
     return CALLBACK;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'mcp-connect (terminal)', redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'mcp-connect (terminal)',
+      redirect_uris: [CALLBACK],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.stored.client;
@@ -69,10 +79,17 @@ function receiveCode(): Promise<string> {
       const url = new URL(req.url ?? '/', CALLBACK);
       if (url.pathname !== '/callback') return void res.writeHead(404).end();
       const code = url.searchParams.get('code');
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(code ? 'Signed in; you can close this tab.' : `Not signed in: ${url.searchParams.get('error')}`);
+      res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end(code ? 'Signed in; you can close this tab.' : `Not signed in: ${url.searchParams.get('error')}`);
       server.close();
       if (code) resolve(code);
-      else reject(new Error(`authorization failed: ${url.searchParams.get('error')} ${url.searchParams.get('error_description') ?? ''}`));
+      else
+        reject(
+          new Error(
+            `authorization failed: ${url.searchParams.get('error')} ${url.searchParams.get('error_description') ?? ''}`,
+          ),
+        );
     });
     server.listen(8976, '127.0.0.1');
   });

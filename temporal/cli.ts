@@ -45,7 +45,10 @@ export async function ensureTemporalCli(log: (line: string) => void = console.lo
     log(`go install failed (${(err as Error).message.split('\n')[0]}); building through a throw-away module`);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'temporal-cli-build-'));
     fs.writeFileSync(path.join(dir, 'go.mod'), 'module temporalclibuild\n\ngo 1.23\n');
-    fs.writeFileSync(path.join(dir, 'tools.go'), `//go:build tools\npackage tools\n\nimport _ "${MODULE}/cmd/temporal"\n`);
+    fs.writeFileSync(
+      path.join(dir, 'tools.go'),
+      `//go:build tools\npackage tools\n\nimport _ "${MODULE}/cmd/temporal"\n`,
+    );
     await run('go', ['get', `${MODULE}@${TEMPORAL_CLI_VERSION}`], { cwd: dir, env, maxBuffer: 64 << 20 });
     await run('go', ['build', '-o', projectCliPath, `${MODULE}/cmd/temporal`], { cwd: dir, env, maxBuffer: 64 << 20 });
   }

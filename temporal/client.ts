@@ -1,21 +1,103 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { AppError } from '../services/platform/errors';
+
+/** gRPC status codes that mean "Temporal did not answer", not "Temporal said no". */
+const UNAVAILABLE = 14;
+const DEADLINE_EXCEEDED = 4;
+
+/**
+ * The 503 a request gets when Temporal is down, frozen or too slow; the client retries after
+ * `Retry-After`. `details` name what the request already stored (`jobId`, `executionId`).
+ */
+export const temporalUnavailable = (details?: Record<string, unknown>, neverReached = false) =>
+  new TemporalUnavailable(details, neverReached);
+
+export class TemporalUnavailable extends AppError {
+  /**
+   * @param neverReached true when the call certainly did not reach Temporal (no connection, or
+   * refused); false when it ran out of time, so Temporal may still carry it out.
+   */
+  constructor(
+    details: Record<string, unknown> | undefined,
+    readonly neverReached: boolean,
+  ) {
+    super(
+      503,
+      'temporal_unavailable',
+      'The workflow service (Temporal) is not answering; retry the request shortly',
+      details,
+      {
+        'Retry-After': '5',
+      },
+    );
+  }
+}
+
+/** UNAVAILABLE (the SDK itself retries it as safe) or no connection at all: the call never arrived. */
+function neverArrived(err: unknown): boolean {
+  for (
+    let e = err as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (e.code === UNAVAILABLE) return true;
+    if (typeof e.message === 'string' && /connect ECONNREFUSED/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** True when `err` (or one of its causes) is Temporal not answering rather than refusing. */
+export function isTemporalUnreachable(err: unknown): boolean {
+  for (
+    let e = err as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (e.code === UNAVAILABLE || e.code === DEADLINE_EXCEEDED) return true;
+    if (
+      typeof e.message === 'string' &&
+      /Failed to connect before the deadline|connect ECONNREFUSED|Deadline exceeded/i.test(e.message)
+    )
+      return true;
+  }
+  return false;
+}
+
+export interface TemporalGatewayOptions {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  /** How long one call from a request may take before the request answers 503 (connect included). */
+  requestTimeoutMs: number;
+}
 
 /**
  * The API's lazily opened connection to Temporal. A failed connect is forgotten, so the next
- * request tries again instead of the process staying broken.
+ * request tries again instead of the process staying broken. Every call made through `call` has
+ * a deadline: without one the SDK retries UNAVAILABLE for about 20 s, and waits forever on a
+ * frozen server, while the person who sent the request waits too.
  */
 export class TemporalGateway {
   private pending?: Promise<Client>;
 
-  constructor(readonly opts: { address: string; namespace: string; taskQueue: string }) {}
+  private lastUnreachableAt = 0;
+
+  constructor(readonly opts: TemporalGatewayOptions) {}
 
   get taskQueue(): string {
     return this.opts.taskQueue;
   }
 
+  /** The raw client, without a deadline: for long waits that choose their own (see `call`). */
   client(): Promise<Client> {
     if (!this.pending) {
-      this.pending = Connection.connect({ address: this.opts.address, connectTimeout: 5_000 })
+      this.pending = Connection.connect({
+        address: this.opts.address,
+        connectTimeout: this.opts.requestTimeoutMs,
+        // After an outage, reconnect within a couple of seconds of Temporal coming back, not after
+        // gRPC's default backoff (which grows to two minutes) has run out.
+        channelArgs: { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': 2_000 },
+      })
         .then((connection) => new Client({ connection, namespace: this.opts.namespace }))
         .catch((err) => {
           this.pending = undefined;
@@ -25,10 +107,73 @@ export class TemporalGateway {
     return this.pending;
   }
 
-  async healthy(): Promise<boolean> {
+  /**
+   * Runs `fn` with a deadline on every Temporal call it makes. Temporal unreachable, frozen or
+   * past the deadline → AppError 503 `temporal_unavailable`; any other error (already started,
+   * not found, a failed update) passes through unchanged.
+   */
+  async call<T>(fn: (client: Client) => Promise<T>, timeoutMs = this.opts.requestTimeoutMs): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
     try {
-      const client = await this.client();
-      await (client.connection as Connection).healthService.check({});
+      const client = await withTimeout(this.client(), timeoutMs);
+      return await client.withDeadline(deadline, () => fn(client));
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      if (err instanceof ConnectTimeout || isTemporalUnreachable(err)) this.lastUnreachableAt = Date.now();
+      if (err instanceof ConnectTimeout) throw temporalUnavailable(undefined, true);
+      if (isTemporalUnreachable(err)) throw temporalUnavailable(undefined, neverArrived(err));
+      throw err;
+    }
+  }
+
+  /**
+   * Starts the workflow of a row the caller has just written or moved: every start made for a
+   * request goes through here (jobs, deliveries, warp executions, campaign runs, WhatsApp
+   * templates). A start that Temporal already has counts as done (a repeated request). Any other
+   * failure runs `onFailure`, which leaves the row where the same request can be made again (never a
+   * state nothing can leave). It is told whether the start certainly never reached Temporal: one
+   * that ran out of time may still be carried out, so a row that would then be doubled by a retry
+   * (an execution) stays open for the retry to find, and reading it settles it; a campaign or
+   * template is put back as it was read either way (its run stands down if it starts late); a job
+   * needs nothing (it stays `queued` and is settled on read). Then it throws 503
+   * `temporal_unavailable` carrying `details` (the row the client can read) when Temporal did not
+   * answer, or the error itself when Temporal refused the start.
+   */
+  async startTracked(
+    start: (client: Client) => Promise<unknown>,
+    {
+      onFailure,
+      details,
+    }: { onFailure?: (failure: { neverReached: boolean }) => Promise<unknown>; details?: Record<string, unknown> } = {},
+  ): Promise<void> {
+    try {
+      await this.call(start);
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+      const unavailable = err instanceof TemporalUnavailable;
+      await onFailure?.({ neverReached: unavailable ? err.neverReached : true });
+      throw unavailable ? temporalUnavailable(details ?? err.details, err.neverReached) : err;
+    }
+  }
+
+  /**
+   * Waits up to `timeoutMs` for `fn` (a workflow's result, a query), or answers undefined. The call
+   * is cancelled by its deadline rather than raced by a timer, which would leave it running (and
+   * long-polling) after the request has answered.
+   */
+  async waitUpTo<T>(fn: (client: Client) => Promise<T>, timeoutMs: number): Promise<T | undefined> {
+    try {
+      return await this.call(fn, timeoutMs);
+    } catch (err) {
+      if (err instanceof TemporalUnavailable) return undefined;
+      throw err;
+    }
+  }
+
+  /** Answers within `timeoutMs` whatever state Temporal is in (down, frozen, slow). */
+  async healthy(timeoutMs = 800): Promise<boolean> {
+    try {
+      await this.call((client) => (client.connection as Connection).healthService.check({}), timeoutMs);
       return true;
     } catch {
       return false;
@@ -36,8 +181,27 @@ export class TemporalGateway {
   }
 
   async close(): Promise<void> {
+    // The SDK retries UNAVAILABLE on timers it never cancels, even past a call's deadline; one that
+    // fires on a closed channel throws where nothing can catch it. Let them run out first.
+    const settleMs = this.lastUnreachableAt + RETRY_TIMERS_SETTLE_MS - Date.now();
+    if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
     const pending = this.pending;
     this.pending = undefined;
     if (pending) await (await pending.catch(() => undefined))?.connection.close();
   }
+}
+
+class ConnectTimeout extends Error {}
+
+/** The SDK's longest retry delay (5 s) with its jitter (+20 %), and a margin. */
+const RETRY_TIMERS_SETTLE_MS = 6_500;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ConnectTimeout(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

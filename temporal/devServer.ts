@@ -8,6 +8,8 @@ import { ensureSearchAttributes } from './searchAttributes';
 export interface DevServer {
   address: string;
   uiUrl?: string;
+  /** The server's process id (fault tests freeze it with SIGSTOP). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -31,7 +33,9 @@ export async function waitForTemporal(address: string, namespace: string, timeou
       await connection.workflowService.describeNamespace({ namespace });
       return connection;
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`Temporal at ${address} did not come up: ${(err as Error).message}`);
+      if (Date.now() > deadline) {
+        throw new Error(`Temporal at ${address} did not come up: ${(err as Error).message}`, { cause: err });
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
   }
@@ -51,8 +55,20 @@ export async function startDevServer(opts: {
 }): Promise<DevServer> {
   const namespace = opts.namespace ?? 'default';
   const port = opts.port ?? (await freePort());
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', namespace,
-    '--log-level', 'warn', '--log-format', 'json'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--namespace',
+    namespace,
+    '--log-level',
+    'warn',
+    '--log-format',
+    'json',
+  ];
   let uiUrl: string | undefined;
   if (opts.uiPort === null) {
     args.push('--headless');
@@ -80,7 +96,9 @@ export async function startDevServer(opts: {
   try {
     const connection = await Promise.race([
       waitForTemporal(address, namespace),
-      exited.then(() => { throw new Error(`temporal server start-dev exited early (see ${opts.logFile ?? 'its output'})`); }),
+      exited.then(() => {
+        throw new Error(`temporal server start-dev exited early (see ${opts.logFile ?? 'its output'})`);
+      }),
     ]);
     await ensureSearchAttributes(connection, namespace);
     await connection.close();
@@ -91,6 +109,7 @@ export async function startDevServer(opts: {
   return {
     address,
     uiUrl,
+    pid: child.pid!,
     stop: async () => {
       process.removeListener('exit', killOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,9 +1,9 @@
-import { normalizeImportRow } from '../services/contactImport';
-import { splitName } from '../services/contacts';
-import { requestFingerprint } from '../services/idempotency';
-import { chunkText } from '../services/knowledge';
-import { decodeCursor, encodeCursor } from '../services/pagination';
-import { grants } from '../services/principal';
+import { normalizeImportRow } from '../services/contacts/contactImport';
+import { splitName } from '../services/contacts/contacts';
+import { requestFingerprint } from '../services/platform/idempotency';
+import { chunkText } from '../services/agents/knowledge';
+import { decodeCursor, encodeCursor } from '../services/platform/pagination';
+import { grants } from '../services/identity/principal';
 
 describe('rules without I/O', () => {
   it('splits a name into the first word and the remainder', () => {
@@ -21,7 +21,9 @@ describe('rules without I/O', () => {
   });
 
   it('fingerprints bodies independently of key order', () => {
-    expect(requestFingerprint({ a: 1, b: { c: 2, d: [1, 2] } })).toBe(requestFingerprint({ b: { d: [1, 2], c: 2 }, a: 1 }));
+    expect(requestFingerprint({ a: 1, b: { c: 2, d: [1, 2] } })).toBe(
+      requestFingerprint({ b: { d: [1, 2], c: 2 }, a: 1 }),
+    );
     expect(requestFingerprint({ a: 1 })).not.toBe(requestFingerprint({ a: 2 }));
   });
 
@@ -34,11 +36,23 @@ describe('rules without I/O', () => {
 
   it('normalizes import rows', () => {
     expect(normalizeImportRow({ NAME: ' Bo ', Email: 'bo@x.io', tags: 'a|b, c', shoe: 42 })).toEqual({
-      ok: true, fields: { name: 'Bo', email: 'bo@x.io', tags: ['a', 'b', 'c'] }, extra: { shoe: 42 },
+      ok: true,
+      fields: { name: 'Bo', email: 'bo@x.io', tags: ['a', 'b', 'c'] },
+      extra: { shoe: 42 },
     });
-    expect(normalizeImportRow({ email: '' })).toEqual({ ok: false, message: 'a contact needs at least one of name, email or phone' });
-    expect(normalizeImportRow({ name: '   ', email: 'a@b.co' })).toEqual({ ok: true, fields: { email: 'a@b.co' }, extra: {} });
-    expect(normalizeImportRow({ constructor: 'x', email: 'a@b.co' })).toMatchObject({ ok: true, extra: { constructor: 'x' } });
+    expect(normalizeImportRow({ email: '' })).toEqual({
+      ok: false,
+      message: 'a contact needs at least one of name, email or phone',
+    });
+    expect(normalizeImportRow({ name: '   ', email: 'a@b.co' })).toEqual({
+      ok: true,
+      fields: { email: 'a@b.co' },
+      extra: {},
+    });
+    expect(normalizeImportRow({ constructor: 'x', email: 'a@b.co' })).toMatchObject({
+      ok: true,
+      extra: { constructor: 'x' },
+    });
     expect(normalizeImportRow({ phone: 'x' })).toMatchObject({ ok: false });
   });
 

@@ -5,31 +5,22 @@ import {
   CancellationScope,
   ContinueAsNew,
   continueAsNew,
-  defineQuery,
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  workflowInfo,
+  type WorkflowInfo,
 } from '@temporalio/workflow';
-import type { JobActivities, ImportSummary } from '../activities/jobs';
-import type { JobProgress } from '../services/jobs';
-import type { JobType } from '../services/jobTypes';
-
-/** Arguments of `job-<jobId>`; the input itself stays in Postgres so that history stays small. */
-export interface JobWorkflowArgs {
-  jobId: string;
-  type: JobType;
-  importBatchSize: number;
-  /** History length after which an import continues as new (default 5 000; tests use less). */
-  continueAfterEvents?: number;
-  /** Set when an import continues as new: where it stopped and what it counted so far. */
-  resume?: { offset: number; summary: ImportSummary };
-}
-
-export type { JobProgress };
-
-export const progressQuery = defineQuery<JobProgress>('progress');
+import {
+  ImportSummary,
+  JobActivities,
+  JobProgress,
+  JobResult,
+  JobWorkflow,
+  JobWorkflowArgs,
+  progress as progressQuery,
+} from './contracts/job';
+import { shouldContinueAsNew } from './continueAsNew';
 
 /** Short status writes to the jobs table: local activities, so they cost no extra server round trips. */
 const bookkeeping = proxyLocalActivities<JobActivities>({
@@ -49,16 +40,13 @@ const work = proxyActivities<JobActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', nonRetryableErrorTypes: ['InvalidJobInput'] },
 });
 
-/** Continue-as-new well before Temporal's history limits (50 000 events), for imports of any size. */
-const DEFAULT_CONTINUE_AFTER_EVENTS = 5_000;
-
-export async function jobWorkflow(args: JobWorkflowArgs): Promise<Record<string, unknown>> {
+export async function jobWorkflow(args: JobWorkflowArgs): Promise<JobResult> {
   const progress: JobProgress = { phase: 'starting', completed: 0, total: null };
   setHandler(progressQuery, () => progress);
 
   try {
     if (!args.resume) await bookkeeping.markJobRunning(args.jobId);
-    let result: Record<string, unknown>;
+    let result: JobResult;
     switch (args.type) {
       case 'contacts.import':
         result = { ...(await importContacts(args, progress)) };
@@ -72,7 +60,10 @@ export async function jobWorkflow(args: JobWorkflowArgs): Promise<Record<string,
         result = { ...(await work.ingestKnowledge(args.jobId)) };
         break;
       default:
-        throw ApplicationFailure.nonRetryable(`Unknown job type ${String((args as { type: unknown }).type)}`, 'InvalidJobInput');
+        throw ApplicationFailure.nonRetryable(
+          `Unknown job type ${String((args as { type: unknown }).type)}`,
+          'InvalidJobInput',
+        );
     }
     progress.phase = 'finishing';
     await bookkeeping.completeJob(args.jobId, result);
@@ -87,16 +78,25 @@ export async function jobWorkflow(args: JobWorkflowArgs): Promise<Record<string,
   }
 }
 
+jobWorkflow satisfies JobWorkflow;
+
 async function importContacts(args: JobWorkflowArgs, progress: JobProgress): Promise<ImportSummary> {
   progress.phase = 'importing';
   const total = await work.countImportRows(args.jobId);
   progress.total = total;
-  let summary: ImportSummary = args.resume?.summary ?? { total, imported: 0, duplicates: 0, failed: 0, errors: [], errorsTruncated: false };
+  let summary: ImportSummary = args.resume?.summary ?? {
+    total,
+    imported: 0,
+    duplicates: 0,
+    failed: 0,
+    errors: [],
+    errorsTruncated: false,
+  };
   for (let offset = args.resume?.offset ?? 0; offset < total; offset += args.importBatchSize) {
-    const { historyLength, continueAsNewSuggested } = workflowInfo();
-    if (historyLength > (args.continueAfterEvents ?? DEFAULT_CONTINUE_AFTER_EVENTS) || continueAsNewSuggested) {
-      await continueAsNew<typeof jobWorkflow>({ ...args, resume: { offset, summary } });
-    }
+    const before = (info: WorkflowInfo) =>
+      info.historyLength > (args.continueAfterEvents ?? 5_000) || info.continueAsNewSuggested;
+    if (shouldContinueAsNew(args.continueAfterEvents, before))
+      await continueAsNew<JobWorkflow>({ ...args, resume: { offset, summary } });
     progress.completed = offset;
     const batch = await work.importContactsBatch({ jobId: args.jobId, offset, limit: args.importBatchSize });
     summary = mergeImportSummaries(summary, batch);

@@ -1,21 +1,21 @@
-import { condition, continueAsNew, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { createTemplateActivities } from '../activities/whatsappTemplates';
-import { refreshStatus, templateStatus } from './whatsappTemplateMessages';
+import { condition, continueAsNew, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import {
+  refreshStatus,
+  TemplateActivities,
+  TemplateApprovalArgs,
+  TemplateStatusReport,
+  templateStatus,
+  WhatsappTemplateWorkflow,
+} from './contracts/whatsappTemplate';
+import { shouldContinueAsNew } from './continueAsNew';
 
-type Activities = ReturnType<typeof createTemplateActivities>;
-const { submitTemplate, fetchTemplateStatus } = proxyActivities<Activities>({
+const { submitTemplate, fetchTemplateStatus } = proxyActivities<TemplateActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
-const { settleTemplate, campaignStillPending } = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds' });
-
-export interface TemplateApprovalArgs {
-  campaignId: string;
-  /** How often to ask the provider when no webhook has come. */
-  refreshEveryMs: number;
-  /** Set when continuing as new: the template was submitted already. */
-  templateId?: string;
-}
+const { settleTemplate, campaignStillPending } = proxyLocalActivities<TemplateActivities>({
+  startToCloseTimeout: '30 seconds',
+});
 
 const DECIDED = ['APPROVED', 'REJECTED'];
 
@@ -25,13 +25,18 @@ const DECIDED = ['APPROVED', 'REJECTED'];
  * back to Draft ends the wait.
  */
 export async function whatsappTemplateWorkflow(args: TemplateApprovalArgs): Promise<{ status: string }> {
-  let reported: { status: string; reason?: string } | undefined;
+  let reported: TemplateStatusReport | undefined;
   let refreshNow = false;
-  setHandler(templateStatus, (s) => { reported = s; });
-  setHandler(refreshStatus, () => { refreshNow = true; });
+  setHandler(templateStatus, (s) => {
+    reported = s;
+  });
+  setHandler(refreshStatus, () => {
+    refreshNow = true;
+  });
 
   const submitted = args.templateId ? { templateId: args.templateId } : await submitTemplate(args.campaignId);
-  if ('rejected' in submitted) return settleTemplate(args.campaignId, { status: 'REJECTED', reason: submitted.rejected });
+  if ('rejected' in submitted)
+    return settleTemplate(args.campaignId, { status: 'REJECTED', reason: submitted.rejected });
   for (;;) {
     if (!reported) await condition(() => reported !== undefined || refreshNow, args.refreshEveryMs);
     if (!(await campaignStillPending(args.campaignId, submitted.templateId))) return { status: 'withdrawn' };
@@ -41,6 +46,8 @@ export async function whatsappTemplateWorkflow(args: TemplateApprovalArgs): Prom
     }
     if (DECIDED.includes(reported.status)) return settleTemplate(args.campaignId, reported);
     reported = undefined;
-    if (workflowInfo().historyLength > 1000) await continueAsNew<typeof whatsappTemplateWorkflow>({ ...args, templateId: submitted.templateId });
+    if (shouldContinueAsNew(undefined, (info) => info.historyLength > 1_000))
+      await continueAsNew<WhatsappTemplateWorkflow>({ ...args, templateId: submitted.templateId });
   }
 }
+whatsappTemplateWorkflow satisfies WhatsappTemplateWorkflow;

@@ -1,50 +1,140 @@
-import { Router } from 'express';
-import { agentUpdateSchema, listAgents, updateAgent } from '../../services/agents';
-import { clearSecret, listSecrets, secretKeyInputSchema, secretSetSchema, setSecret } from '../../services/agentSecrets';
-import type { AppContext } from '../../services/context';
-import { parseOrThrow } from '../../services/errors';
-import { integrationInputSchema, listIntegrations, setIntegration } from '../../services/integrations';
-import { pageQuerySchema } from '../../services/pagination';
-import { authOf, teamAccess } from '../auth';
-import { jsonBody, requireObjectBody } from '../http';
+import { z } from 'zod';
+import { agentSchema, agentUpdateSchema, listAgents, updateAgent } from '../../services/agents/agents';
+import {
+  clearSecret,
+  listSecrets,
+  secretKeySchema,
+  secretSetSchema,
+  secretStatusSchema,
+  setSecret,
+} from '../../services/agents/agentSecrets';
+import type { AppContext } from '../../services/platform/context';
+import {
+  integrationInputSchema,
+  integrationSchema,
+  listIntegrations,
+  setIntegration,
+} from '../../services/agents/integrations';
+import { pageQuerySchema, pageSchema } from '../../services/platform/pagination';
+import { authOf } from '../auth';
+import { defineRoute, json, Route } from '../routeTable';
 
-export function agentsRouter(ctx: AppContext): Router {
-  const router = Router();
-  const body = jsonBody(ctx.config.BODY_LIMIT);
+const agentParams = z.object({ agentId: z.string() });
+const secretParams = agentParams.extend({ key: secretKeySchema });
 
-  router.get('/agents', teamAccess(ctx, 'read'), async (req, res) => {
-    const page = parseOrThrow(pageQuerySchema, req.query, 'query');
-    res.json(await listAgents(ctx.db, authOf(req).team.id, page));
-  });
-
-  /** Name and mode (auto: sensitive writes run at once; manual: they wait for approval). */
-  router.patch('/agents/:agentId', teamAccess(ctx, 'write'), ...body, async (req, res) => {
-    const input = parseOrThrow(agentUpdateSchema, requireObjectBody(req), 'body');
-    res.json(await updateAgent(ctx.db, authOf(req).team.id, String(req.params.agentId), input));
-  });
-
-  router.get('/agents/:agentId/integrations', teamAccess(ctx, 'read'), async (req, res) => {
-    res.json({ data: await listIntegrations(ctx.db, ctx.secretBox, authOf(req).team.id, String(req.params.agentId)) });
-  });
-
-  router.put('/agents/:agentId/integrations/:channel', teamAccess(ctx, 'write'), ...body, async (req, res) => {
-    const input = parseOrThrow(integrationInputSchema, requireObjectBody(req), 'body');
-    res.json(await setIntegration(ctx.db, ctx.secretBox, { inboxDomain: ctx.config.INBOX_DOMAIN }, authOf(req).team.id, String(req.params.agentId), String(req.params.channel), input));
-  });
-
-  /** The agent's secrets: keys and status only; a value goes in and never comes out. */
-  router.get('/agents/:agentId/secrets', teamAccess(ctx, 'read'), async (req, res) => {
-    res.json({ data: await listSecrets(ctx.db, authOf(req).team.id, String(req.params.agentId)) });
-  });
-  router.put('/agents/:agentId/secrets/:key', teamAccess(ctx, 'write'), ...body, async (req, res) => {
-    const { team, principal } = authOf(req);
-    const input = parseOrThrow(secretSetSchema, { ...requireObjectBody(req), key: req.params.key }, 'body');
-    res.json(await setSecret(ctx.db, ctx.secretBox, team.id, String(req.params.agentId), input, principal.userId));
-  });
-  router.delete('/agents/:agentId/secrets/:key', teamAccess(ctx, 'write'), async (req, res) => {
-    const { key } = parseOrThrow(secretKeyInputSchema, { key: req.params.key }, 'path');
-    res.json(await clearSecret(ctx.db, authOf(req).team.id, String(req.params.agentId), key));
-  });
-
-  return router;
+export function agentsRoutes(ctx: AppContext): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/agents',
+      tag: 'Agents',
+      access: 'read',
+      summary: "List the team's agents",
+      query: pageQuerySchema,
+      responses: { 200: json(pageSchema(agentSchema), 'A page of agents') },
+      handler: async ({ req, query }) => ({ status: 200, body: await listAgents(ctx.db, authOf(req).team.id, query) }),
+    }),
+    // Name and mode (auto: sensitive writes run at once; manual: they wait for approval).
+    defineRoute({
+      method: 'patch',
+      path: '/agents/{agentId}',
+      tag: 'Agents',
+      access: 'write',
+      summary: 'Rename an agent or set its mode (auto | manual)',
+      params: agentParams,
+      body: { kind: 'json', schema: agentUpdateSchema },
+      responses: { 200: json(agentSchema, 'The agent') },
+      handler: async ({ req, params, body }) => ({
+        status: 200,
+        body: await updateAgent(ctx.db, authOf(req).team.id, params.agentId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/agents/{agentId}/integrations',
+      tag: 'Agents',
+      access: 'read',
+      summary: "An agent's channel integrations (secrets never shown)",
+      params: agentParams,
+      responses: { 200: json(z.object({ data: z.array(integrationSchema) }), 'The integrations') },
+      handler: async ({ req, params }) => ({
+        status: 200,
+        body: { data: await listIntegrations(ctx.db, ctx.secretBox, authOf(req).team.id, params.agentId) },
+      }),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/agents/{agentId}/integrations/{channel}',
+      tag: 'Agents',
+      access: 'write',
+      summary: "Set an agent's integration for email, sms, whatsapp or push",
+      params: agentParams.extend({ channel: z.string().describe('email, sms, whatsapp or push') }),
+      body: { kind: 'json', schema: integrationInputSchema },
+      responses: { 200: json(integrationSchema, 'The integration') },
+      errors: [422],
+      handler: async ({ req, params, body }) => ({
+        status: 200,
+        body: await setIntegration(
+          ctx.db,
+          ctx.secretBox,
+          { inboxDomain: ctx.config.INBOX_DOMAIN },
+          authOf(req).team.id,
+          params.agentId,
+          params.channel,
+          body,
+        ),
+      }),
+    }),
+    // The agent's secrets: keys and status only; a value goes in and never comes out.
+    defineRoute({
+      method: 'get',
+      path: '/agents/{agentId}/secrets',
+      tag: 'Agents',
+      access: 'read',
+      summary: "An agent's secrets: keys and status, never values",
+      params: agentParams,
+      responses: { 200: json(z.object({ data: z.array(secretStatusSchema) }), 'The secrets') },
+      handler: async ({ req, params }) => ({
+        status: 200,
+        body: { data: await listSecrets(ctx.db, authOf(req).team.id, params.agentId) },
+      }),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/agents/{agentId}/secrets/{key}',
+      tag: 'Agents',
+      access: 'write',
+      summary: 'Set (or replace) a secret; stored encrypted, never returned',
+      params: secretParams,
+      body: { kind: 'json', schema: secretSetSchema.omit({ key: true }) },
+      responses: { 200: json(secretStatusSchema, "The secret's status") },
+      handler: async ({ req, params, body }) => {
+        const { team, principal } = authOf(req);
+        return {
+          status: 200,
+          body: await setSecret(
+            ctx.db,
+            ctx.secretBox,
+            team.id,
+            params.agentId,
+            { ...body, key: params.key },
+            principal.userId,
+          ),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/agents/{agentId}/secrets/{key}',
+      tag: 'Agents',
+      access: 'write',
+      summary: 'Clear a secret (idempotent)',
+      params: secretParams,
+      responses: { 200: json(secretStatusSchema, "The secret's status") },
+      handler: async ({ req, params }) => ({
+        status: 200,
+        body: await clearSecret(ctx.db, authOf(req).team.id, params.agentId, params.key),
+      }),
+    }),
+  ];
 }

@@ -1,41 +1,106 @@
-import { Router } from 'express';
-import { addOrder, contactCreateSchema, contactUpdateSchema, createContact, getContact, listContacts, orderCreateSchema, updateContact } from '../../services/contacts';
-import type { AppContext } from '../../services/context';
-import { parseOrThrow } from '../../services/errors';
-import { pageQuerySchema } from '../../services/pagination';
-import { authOf, teamAccess } from '../auth';
-import { jsonBody, requireObjectBody, respondIdempotently } from '../http';
+import { z } from 'zod';
+import {
+  addOrder,
+  contactCreateSchema,
+  contactSchema,
+  contactUpdateSchema,
+  createContact,
+  getContact,
+  listContacts,
+  orderCreateSchema,
+  updateContact,
+} from '../../services/contacts/contacts';
+import type { AppContext } from '../../services/platform/context';
+import { pageQuerySchema, pageSchema } from '../../services/platform/pagination';
+import { authOf } from '../auth';
+import { idempotencyHeaderSchema, respondIdempotently } from '../http';
+import { defineRoute, json, locationHeader, Route } from '../routeTable';
 
-export function contactsRouter(ctx: AppContext): Router {
-  const router = Router();
+const contactParams = z.object({ contactId: z.string() });
+const orderSchema = z.object({
+  id: z.string(),
+  contactId: z.string(),
+  amount: z.number(),
+  orderedAt: z.iso.datetime(),
+});
 
-  router.get('/contacts', teamAccess(ctx, 'read'), async (req, res) => {
-    const page = parseOrThrow(pageQuerySchema, req.query, 'query');
-    res.json(await listContacts(ctx.db, authOf(req).team.id, page));
-  });
-
-  router.get('/contacts/:contactId', teamAccess(ctx, 'read'), async (req, res) => {
-    res.json(await getContact(ctx.db, authOf(req).team.id, String(req.params.contactId)));
-  });
-
-  router.post('/contacts', teamAccess(ctx, 'write'), ...jsonBody(ctx.config.BODY_LIMIT), async (req, res) => {
-    const { team } = authOf(req);
-    const body = parseOrThrow(contactCreateSchema, requireObjectBody(req), 'body');
-    await respondIdempotently(ctx, req, res, 'contacts.create', async () => {
-      const contact = await createContact(ctx.db, team.id, body);
-      return { status: 201, body: contact, headers: { Location: `${ctx.config.baseUrl}/contacts/${contact.id}` } };
-    });
-  });
-
-  router.patch('/contacts/:contactId', teamAccess(ctx, 'write'), ...jsonBody(ctx.config.BODY_LIMIT), async (req, res) => {
-    const input = parseOrThrow(contactUpdateSchema, requireObjectBody(req), 'body');
-    res.json(await updateContact(ctx.db, authOf(req).team.id, String(req.params.contactId), input));
-  });
-
-  router.post('/contacts/:contactId/orders', teamAccess(ctx, 'write'), ...jsonBody(ctx.config.BODY_LIMIT), async (req, res) => {
-    const input = parseOrThrow(orderCreateSchema, requireObjectBody(req), 'body');
-    res.status(201).json(await addOrder(ctx.db, authOf(req).team.id, String(req.params.contactId), input));
-  });
-
-  return router;
+export function contactsRoutes(ctx: AppContext): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/contacts',
+      tag: 'Contacts',
+      access: 'read',
+      summary: "List the team's contacts",
+      query: pageQuerySchema,
+      responses: { 200: json(pageSchema(contactSchema), 'A page of contacts') },
+      handler: async ({ req, query }) => ({
+        status: 200,
+        body: await listContacts(ctx.db, authOf(req).team.id, query),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/contacts/{contactId}',
+      tag: 'Contacts',
+      access: 'read',
+      summary: 'Read one contact',
+      params: contactParams,
+      responses: { 200: json(contactSchema, 'The contact') },
+      handler: async ({ req, params }) => ({
+        status: 200,
+        body: await getContact(ctx.db, authOf(req).team.id, params.contactId),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/contacts',
+      tag: 'Contacts',
+      access: 'write',
+      summary: 'Create a contact (first name = first word of name, last name = the rest)',
+      description:
+        'With an `Idempotency-Key`, a repeat of the same body answers the first response again ' +
+        '(`Idempotent-Replayed: true`); the same key with another body is 409 `conflict`.',
+      headers: idempotencyHeaderSchema,
+      body: { kind: 'json', schema: contactCreateSchema },
+      responses: { 201: json(contactSchema, 'The contact', locationHeader) },
+      errors: [409],
+      handler: async ({ req, res, body }) => {
+        const { team } = authOf(req);
+        await respondIdempotently(ctx, req, res, 'contacts.create', async () => {
+          const contact = await createContact(ctx.db, team.id, body);
+          return { status: 201, body: contact, headers: { Location: `${ctx.config.baseUrl}/contacts/${contact.id}` } };
+        });
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/contacts/{contactId}',
+      tag: 'Contacts',
+      access: 'write',
+      summary: 'Edit a contact (null clears; properties merge key by key; consent, opt-out, waiting state)',
+      params: contactParams,
+      body: { kind: 'json', schema: contactUpdateSchema },
+      responses: { 200: json(contactSchema, 'The contact') },
+      errors: [409],
+      handler: async ({ req, params, body }) => ({
+        status: 200,
+        body: await updateContact(ctx.db, authOf(req).team.id, params.contactId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/contacts/{contactId}/orders',
+      tag: 'Contacts',
+      access: 'write',
+      summary: 'Record an order of a contact (segments read orders)',
+      params: contactParams,
+      body: { kind: 'json', schema: orderCreateSchema },
+      responses: { 201: json(orderSchema, 'The order') },
+      handler: async ({ req, params, body }) => ({
+        status: 201,
+        body: await addOrder(ctx.db, authOf(req).team.id, params.contactId, body),
+      }),
+    }),
+  ];
 }

@@ -1,27 +1,66 @@
-import { Router } from 'express';
-import type { AppContext } from '../../services/context';
-import { parseOrThrow } from '../../services/errors';
-import { createJob, createJobSchema, getJob } from '../../services/jobs';
-import { authOf, teamAccess } from '../auth';
-import { jsonBody, requireObjectBody, respondIdempotently } from '../http';
+import { z } from 'zod';
+import type { AppContext } from '../../services/platform/context';
+import {
+  createJob,
+  createJobSchema,
+  getJob,
+  jobAcceptedSchema,
+  jobListQuerySchema,
+  jobSchema,
+  listJobs,
+} from '../../services/jobs/jobs';
+import { jobTypeNames } from '../../services/jobs/jobTypes';
+import { pageSchema } from '../../services/platform/pagination';
+import { authOf } from '../auth';
+import { idempotencyHeaderSchema, respondIdempotently } from '../http';
 import { jobsStarted } from '../metrics';
+import { defineRoute, json, locationHeader, Route } from '../routeTable';
 
-export function jobsRouter(ctx: AppContext): Router {
-  const router = Router();
-
-  router.post('/jobs', teamAccess(ctx, 'write'), ...jsonBody(ctx.config.JOB_BODY_LIMIT), async (req, res) => {
-    const { team, principal } = authOf(req);
-    const body = parseOrThrow(createJobSchema, requireObjectBody(req), 'body');
-    await respondIdempotently(ctx, req, res, 'jobs.create', async () => {
-      const accepted = await createJob(ctx, team, principal.userId, body);
-      jobsStarted.inc({ type: body.type });
-      return { status: 202, body: accepted, headers: { Location: accepted.statusUrl } };
-    });
-  });
-
-  router.get('/jobs/:jobId', teamAccess(ctx, 'read'), async (req, res) => {
-    res.json(await getJob(ctx, authOf(req).team.id, String(req.params.jobId)));
-  });
-
-  return router;
+export function jobsRoutes(ctx: AppContext): Route[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/jobs',
+      tag: 'Jobs',
+      access: 'write',
+      summary: `Start a job (types: ${jobTypeNames.join(', ')})`,
+      description:
+        'With an `Idempotency-Key`, a repeat of the same body answers the first response again ' +
+        '(`Idempotent-Replayed: true`). The body may be up to `JOB_BODY_LIMIT` (64 MB).',
+      headers: idempotencyHeaderSchema,
+      body: { kind: 'json', schema: createJobSchema, limit: 'JOB_BODY_LIMIT' },
+      responses: { 202: json(jobAcceptedSchema, 'Accepted; poll statusUrl', locationHeader) },
+      errors: [409, 503],
+      handler: async ({ req, res, body }) => {
+        const { team, principal } = authOf(req);
+        await respondIdempotently(ctx, req, res, 'jobs.create', async () => {
+          const accepted = await createJob(ctx, team, principal.userId, body, req.header('idempotency-key'));
+          jobsStarted.inc({ type: body.type });
+          return { status: 202, body: accepted, headers: { Location: accepted.statusUrl } };
+        });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/jobs',
+      tag: 'Jobs',
+      access: 'read',
+      summary:
+        "List the team's jobs, newest first (filters: status, type); without progress, which GET /jobs/{jobId} adds",
+      query: jobListQuerySchema,
+      responses: { 200: json(pageSchema(jobSchema), 'A page of jobs') },
+      handler: async ({ req, query }) => ({ status: 200, body: await listJobs(ctx, authOf(req).team.id, query) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/jobs/{jobId}',
+      tag: 'Jobs',
+      access: 'read',
+      summary: 'Read a job, with progress while it runs',
+      params: z.object({ jobId: z.string() }),
+      responses: { 200: json(jobSchema, 'The job') },
+      errors: [503],
+      handler: async ({ req, params }) => ({ status: 200, body: await getJob(ctx, authOf(req).team.id, params.jobId) }),
+    }),
+  ];
 }

@@ -1,19 +1,32 @@
-import { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
-import type { AppContext } from '../../services/context';
-import { AppError, parseOrThrow } from '../../services/errors';
-import { deleteMedia, fileTooLarge, findMedia, listMedia, MediaRow, storeMedia, verifySignedMedia } from '../../services/media';
-import { pageQuerySchema } from '../../services/pagination';
-import { authOf, teamAccess } from '../auth';
+import { z } from 'zod';
+import type { AppContext } from '../../services/platform/context';
+import { AppError } from '../../services/platform/errors';
+import {
+  deleteMedia,
+  fileTooLarge,
+  findMedia,
+  listMedia,
+  MediaRow,
+  mediaSchema,
+  storeMedia,
+  verifySignedMedia,
+} from '../../services/media/media';
+import { pageQuerySchema, pageSchema } from '../../services/platform/pagination';
+import { authOf } from '../auth';
+import { defineRoute, file, json, locationHeader, noContent, Route } from '../routeTable';
 
-/** Team media: upload (multipart, field `file`), list, download, delete. */
-export function mediaRouter(ctx: AppContext): Router {
-  const router = Router();
-  const { storage } = ctx;
+const mediaParams = z.object({ mediaId: z.string() });
+
+/** Receives the one file of an upload, answering every multipart failure in the error envelope. */
+function receiveUpload(ctx: AppContext): RequestHandler {
   const maxBytes = ctx.config.MEDIA_MAX_BYTES;
-  const receiveFile = multer({ storage: multer.memoryStorage(), limits: { fileSize: maxBytes, files: 1, fields: 10 } }).single('file');
-
-  const upload: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
+  const receiveFile = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: maxBytes, files: 1, fields: 10 },
+  }).single('file');
+  return (req: Request, res: Response, next: NextFunction) => {
     if (!req.is('multipart/form-data')) {
       throw new AppError(415, 'unsupported_media_type', 'Upload a file as multipart/form-data in the field "file"');
     }
@@ -21,22 +34,20 @@ export function mediaRouter(ctx: AppContext): Router {
       if (!err) return next();
       if (err instanceof multer.MulterError) {
         if (err.code === 'LIMIT_FILE_SIZE') return next(fileTooLarge(maxBytes));
-        return next(new AppError(400, 'validation_error', `Invalid upload: ${err.message}`, { issues: [{ path: err.field ?? 'file', message: err.message, code: err.code }] }));
+        return next(
+          new AppError(400, 'validation_error', `Invalid upload: ${err.message}`, {
+            issues: [{ path: err.field ?? 'file', message: err.message, code: err.code }],
+          }),
+        );
       }
       next(new AppError(400, 'validation_error', `Invalid upload: ${(err as Error).message}`));
     });
   };
+}
 
-  router.post('/media', teamAccess(ctx, 'write'), upload, async (req, res) => {
-    if (!req.file) throw new AppError(400, 'validation_error', 'Send the file in the multipart field "file"', { issues: [{ path: 'file', message: 'required', code: 'invalid_type' }] });
-    const media = await storeMedia(ctx.db, storage, authOf(req).team.id, req.file, ctx.config.baseUrl);
-    res.status(201).setHeader('Location', `${ctx.config.baseUrl}/media/${media.id}`).json(media);
-  });
-
-  router.get('/media', teamAccess(ctx, 'read'), async (req, res) => {
-    res.json(await listMedia(ctx.db, authOf(req).team.id, parseOrThrow(pageQuerySchema, req.query, 'query'), ctx.config.baseUrl));
-  });
-
+/** Team media: upload (multipart, field `file`), list, download, delete. */
+export function mediaRoutes(ctx: AppContext): Route[] {
+  const { storage } = ctx;
   const sendFile = (res: Response, media: MediaRow) => {
     res.setHeader('Content-Type', media.content_type);
     res.setHeader('Content-Length', String(media.size_bytes));
@@ -48,21 +59,85 @@ export function mediaRouter(ctx: AppContext): Router {
   };
 
   // A signed link (sent to a recipient) needs no credentials; anything else goes through the gate.
-  router.get('/media/:mediaId/content', async (req, res, next) => {
+  const signedDownload = (): RequestHandler => async (req, res, next) => {
     const mediaId = String(req.params.mediaId);
     if (req.query.sig === undefined) return next();
-    if (!verifySignedMedia(ctx.secretBox, mediaId, req.query.expires, req.query.sig)) throw new AppError(403, 'forbidden', 'This download link is invalid or has expired');
+    if (!verifySignedMedia(ctx.secretBox, mediaId, req.query.expires, req.query.sig))
+      throw new AppError(403, 'forbidden', 'This download link is invalid or has expired');
     const media = await ctx.db('media').where({ id: mediaId }).first();
     if (!media) throw new AppError(404, 'not_found', 'Media not found');
     sendFile(res, media);
-  }, teamAccess(ctx, 'read'), async (req, res) => {
-    sendFile(res, await findMedia(ctx.db, authOf(req).team.id, String(req.params.mediaId)));
-  });
+  };
 
-  router.delete('/media/:mediaId', teamAccess(ctx, 'write'), async (req, res) => {
-    await deleteMedia(ctx.db, storage, authOf(req).team.id, String(req.params.mediaId));
-    res.status(204).end();
-  });
-
-  return router;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/media',
+      tag: 'Media',
+      access: 'write',
+      summary: 'Upload a file (multipart/form-data, field "file")',
+      description: 'At most `MEDIA_MAX_BYTES`; documents, images, mp4 and zip (another type is 415).',
+      body: {
+        kind: 'multipart',
+        schema: z.object({ file: z.string().meta({ format: 'binary' }) }),
+        receive: receiveUpload,
+      },
+      responses: { 201: json(mediaSchema, 'The file', locationHeader) },
+      handler: async ({ req }) => {
+        if (!req.file)
+          throw new AppError(400, 'validation_error', 'Send the file in the multipart field "file"', {
+            issues: [{ path: 'file', message: 'required', code: 'invalid_type' }],
+          });
+        const media = await storeMedia(ctx.db, storage, authOf(req).team.id, req.file, ctx.config.baseUrl);
+        return { status: 201, body: media, headers: { Location: `${ctx.config.baseUrl}/media/${media.id}` } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/media',
+      tag: 'Media',
+      access: 'read',
+      summary: "List the team's files",
+      query: pageQuerySchema,
+      responses: { 200: json(pageSchema(mediaSchema), 'A page of files') },
+      handler: async ({ req, query }) => ({
+        status: 200,
+        body: await listMedia(ctx.db, authOf(req).team.id, query, ctx.config.baseUrl),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/media/{mediaId}/content',
+      tag: 'Media',
+      access: 'read',
+      summary: 'Download a media file (e.g. a contacts.export result)',
+      description:
+        'With `expires` and `sig` (a signed link sent to a recipient) no credential is needed; a wrong or ' +
+        'expired signature is 403.',
+      params: mediaParams,
+      query: z.object({
+        expires: z.string().optional().describe('Signed links only'),
+        sig: z.string().optional().describe('Signed links only'),
+      }),
+      beforeGate: signedDownload,
+      responses: { 200: file('The file, as an attachment') },
+      handler: async ({ req, res, params }) => {
+        sendFile(res, await findMedia(ctx.db, authOf(req).team.id, params.mediaId));
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/media/{mediaId}',
+      tag: 'Media',
+      access: 'write',
+      summary: 'Delete a file no artifact uses',
+      params: mediaParams,
+      responses: { 204: noContent('Deleted') },
+      errors: [409],
+      handler: async ({ req, params }) => {
+        await deleteMedia(ctx.db, storage, authOf(req).team.id, params.mediaId);
+        return { status: 204 };
+      },
+    }),
+  ];
 }

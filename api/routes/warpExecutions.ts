@@ -1,83 +1,219 @@
-import express, { Router } from 'express';
-import helmet from 'helmet';
-import { errorPage, layoutPage } from '../../auth/pages';
-import type { AppContext } from '../../services/context';
+import type { Response } from 'express';
+import { z } from 'zod';
+import { approvalPage, noticePage } from '../../auth/pages';
+import type { AppContext } from '../../services/platform/context';
+import { deliveryListQuerySchema, listDeliveries } from '../../services/deliveries/deliveryRecords';
 import {
-  approvalEditsSchema, createApprovalLink, declineExecution, declineSchema, deliveryListQuerySchema, executionForLink, approveExecution,
-  getExecution, listDeliveries, listOutbox, useApprovalLink,
-} from '../../services/deliveries';
-import { AppError, parseOrThrow } from '../../services/errors';
-import { pageQuerySchema } from '../../services/pagination';
-import { approvalSummary } from '../../services/warps';
-import { authOf, teamAccess } from '../auth';
-import { jsonBody, requireObjectBody } from '../http';
+  approvalEditsSchema,
+  createApprovalLink,
+  declineExecution,
+  declineSchema,
+  executionForLink,
+  approveExecution,
+} from '../../services/deliveries/executionApproval';
+import { listOutbox, outboxMessageSchema } from '../../services/deliveries/outbox';
+import { getExecution, listExecutions, warpExecutionSchema } from '../../services/deliveries/warpExecutions';
+import { deliverySchema } from '../../services/deliveries/deliveryTypes';
+import { AppError } from '../../services/platform/errors';
+import { pageQuerySchema, pageSchema } from '../../services/platform/pagination';
+import {
+  approvalView,
+  decideWithLink,
+  decidedWords,
+  linkDecisionSchema,
+  parseLinkDecision,
+} from '../../services/deliveries/approvalPages';
+import { executionListQuerySchema } from '../../services/deliveries/warps';
+import { authOf } from '../auth';
+import { linkPageHeaders, unavailablePage } from '../linkPages';
+import { defineRoute, html, json, Route } from '../routeTable';
+
+const executionParams = z.object({ executionId: z.string() });
+// A repeated parameter arrives as a list: the link is then malformed, and the person gets the 403
+// page (executionForLink refuses anything but one string), not the API's JSON error.
+const linkParam = z.union([z.string(), z.array(z.string())]).optional();
+const signedLinkQuery = z.object({ expires: linkParam, sig: linkParam });
+const single = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
+
+const HANDLED = Symbol('answered with a page');
+
+/** Answers a 503 with a page for the person who clicked; any other error is thrown on. */
+const asPage =
+  (res: Response) =>
+  (err: unknown): typeof HANDLED => {
+    const unavailable = unavailablePage(err);
+    if (!unavailable) throw err;
+    res.status(unavailable.status).set(unavailable.headers).send(unavailable.page);
+    return HANDLED;
+  };
 
 /** Warp executions (approval-then-run), their delivery records, and the sandbox outbox. */
-export function warpExecutionsRouter(ctx: AppContext): Router {
-  const router = Router();
-  const body = jsonBody(ctx.config.BODY_LIMIT);
-  const optionalBody = (req: express.Request) => (req.body === undefined ? {} : requireObjectBody(req));
-
-  router.get('/warp-executions/:executionId', teamAccess(ctx, 'read'), async (req, res) => {
-    res.json(await getExecution(ctx, authOf(req).team.id, String(req.params.executionId)));
+export function warpExecutionsRoutes(ctx: AppContext): Route[] {
+  const invalidLink = noticePage({
+    title: 'This link is not valid',
+    paragraphs: ['This approval link is wrong, incomplete or has expired. Nothing was approved.'],
+    kind: 'error',
   });
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/warp-executions',
+      tag: 'Warp executions',
+      access: 'read',
+      summary:
+        'List warp executions, newest first (filters: status, warp); status=pending_approval is the approvals inbox',
+      query: executionListQuerySchema,
+      responses: { 200: json(pageSchema(warpExecutionSchema), 'A page of executions') },
+      handler: async ({ req, query }) => ({ status: 200, body: await listExecutions(ctx, authOf(req).team.id, query) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/warp-executions/{executionId}',
+      tag: 'Warp executions',
+      access: 'read',
+      summary: 'Read a warp execution (pending_approval, running, succeeded, failed, declined, expired)',
+      params: executionParams,
+      responses: { 200: json(warpExecutionSchema, 'The execution') },
+      handler: async ({ req, params }) => ({
+        status: 200,
+        body: await getExecution(ctx, authOf(req).team.id, params.executionId),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/warp-executions/{executionId}/approve',
+      tag: 'Warp executions',
+      access: 'write',
+      summary: 'Approve, optionally editing message and subject (API tokens only: people approve)',
+      params: executionParams,
+      body: { kind: 'json', schema: approvalEditsSchema, optional: true },
+      responses: { 200: json(warpExecutionSchema, 'The execution') },
+      errors: [409, 422, 503],
+      handler: async ({ req, params, body }) => {
+        const { team, principal } = authOf(req);
+        return { status: 200, body: await approveExecution(ctx, team.id, params.executionId, body, principal) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/warp-executions/{executionId}/decline',
+      tag: 'Warp executions',
+      access: 'write',
+      summary: 'Decline',
+      params: executionParams,
+      body: { kind: 'json', schema: declineSchema, optional: true },
+      responses: { 200: json(warpExecutionSchema, 'The execution') },
+      errors: [409, 503],
+      handler: async ({ req, params, body }) => {
+        const { team, principal } = authOf(req);
+        return { status: 200, body: await declineExecution(ctx, team.id, params.executionId, body, principal) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/warp-executions/{executionId}/approval-link',
+      tag: 'Warp executions',
+      access: 'write',
+      summary: 'A signed, single-use, expiring link to approve or decline without signing in',
+      params: executionParams,
+      responses: { 201: json(z.object({ url: z.url(), expiresAt: z.iso.datetime() }), 'The link') },
+      errors: [409],
+      handler: async ({ req, params }) => {
+        const { team, principal } = authOf(req);
+        return { status: 201, body: await createApprovalLink(ctx, team.id, params.executionId, principal) };
+      },
+    }),
 
-  router.post('/warp-executions/:executionId/approve', teamAccess(ctx, 'write'), ...body, async (req, res) => {
-    const edits = parseOrThrow(approvalEditsSchema, optionalBody(req), 'body');
-    const { team, principal } = authOf(req);
-    res.json(await approveExecution(ctx, team.id, String(req.params.executionId), edits, principal));
-  });
+    // The signed link: a page to look at the draft and decide, no sign-in. GET never decides
+    // (mail scanners open links); the page's form POSTs.
+    defineRoute({
+      method: 'get',
+      path: '/warp-executions/{executionId}/approval',
+      tag: 'Pages',
+      access: 'public',
+      summary: 'The approval page of a signed link (HTML, no sign-in): what is approved, then Approve / Decline',
+      params: executionParams,
+      query: signedLinkQuery,
+      middleware: linkPageHeaders,
+      responses: {
+        200: html('The page (or, once decided, what happened)'),
+        403: html('The link is wrong, incomplete or expired'),
+      },
+      handler: async ({ req, res, params, query }) => {
+        const row = await executionForLink(ctx, params.executionId, single(query.expires), single(query.sig)).catch(
+          asPage(res),
+        );
+        if (row === HANDLED) return;
+        if (!row) return void res.status(403).send(invalidLink);
+        const view = await approvalView(ctx, row).catch(asPage(res));
+        if (view === HANDLED) return;
+        // A decided execution is news to read, not a failed request: 200 with what happened.
+        if (view.decided)
+          return void res.send(
+            noticePage({ title: view.decided.heading, paragraphs: [view.decided.sentence], kind: 'done' }),
+          );
+        res.send(approvalPage({ ...view, action: req.originalUrl }));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/warp-executions/{executionId}/approval',
+      tag: 'Pages',
+      access: 'public',
+      summary: "The approval page's form: approve or decline once (HTML)",
+      params: executionParams,
+      query: signedLinkQuery,
+      middleware: linkPageHeaders,
+      body: { kind: 'form', schema: linkDecisionSchema, limit: '2kb' },
+      responses: {
+        200: html('What happened'),
+        403: html('The link is wrong, incomplete or expired'),
+        409: html('Already decided: what happened'),
+      },
+      handler: async ({ res, params, query, body }) => {
+        const row = await executionForLink(ctx, params.executionId, single(query.expires), single(query.sig));
+        if (!row) return void res.status(403).send(invalidLink);
+        const decision = parseLinkDecision(body);
+        try {
+          const outcome = await decideWithLink(ctx, row, decision);
+          res.send(
+            noticePage({ title: outcome.heading, paragraphs: [outcome.sentence], kind: outcome.ok ? 'done' : 'error' }),
+          );
+        } catch (err) {
+          if (asPage(res)(err) === HANDLED) return;
+          if (!(err instanceof AppError && err.status === 409)) throw err;
+          const current = (await executionForLink(ctx, row.id, single(query.expires), single(query.sig))) ?? row;
+          const decided = decidedWords(current.warp === 'artifact-deliver' ? 'delivery' : 'request', {
+            ...current,
+            approval_link_used_at: current.approval_link_used_at ?? new Date(),
+          });
+          res.status(409).send(noticePage({ title: decided!.heading, paragraphs: [decided!.sentence], kind: 'done' }));
+        }
+      },
+    }),
 
-  router.post('/warp-executions/:executionId/decline', teamAccess(ctx, 'write'), ...body, async (req, res) => {
-    const input = parseOrThrow(declineSchema, optionalBody(req), 'body');
-    const { team, principal } = authOf(req);
-    res.json(await declineExecution(ctx, team.id, String(req.params.executionId), input, principal));
-  });
-
-  router.post('/warp-executions/:executionId/approval-link', teamAccess(ctx, 'write'), async (req, res) => {
-    const { team, principal } = authOf(req);
-    res.status(201).json(await createApprovalLink(ctx, team.id, String(req.params.executionId), principal));
-  });
-
-  // The signed link: a page to look at the draft and decide, no sign-in. GET never decides
-  // (mail scanners open links); the page's form POSTs.
-  const linkPages = Router();
-  linkPages.use(helmet({ contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], formAction: ["'self'"], frameAncestors: ["'none'"] } }, referrerPolicy: { policy: 'no-referrer' } }));
-  linkPages.use((_req, res, next) => { res.setHeader('Cache-Control', 'no-store'); next(); });
-  linkPages.get('/warp-executions/:executionId/approval', async (req, res) => {
-    const row = await executionForLink(ctx, String(req.params.executionId), req.query.expires, req.query.sig);
-    if (!row) return res.status(403).send(errorPage('This link is not valid', 'The approval link is wrong or has expired.'));
-    const { noun, lines } = approvalSummary(row);
-    if (row.status !== 'pending_approval' || row.approval_link_used_at) {
-      return res.status(409).send(errorPage('Already decided', `This ${noun} is ${row.status.replace('_', ' ')}.`));
-    }
-    res.send(layoutPage(`Approve ${noun}`, `Approve this ${noun}?`, lines, {
-      action: req.originalUrl,
-      buttons: [{ name: 'decision', value: 'approve', label: noun === 'delivery' ? 'Approve and send' : 'Approve', primary: true }, { name: 'decision', value: 'decline', label: 'Decline' }],
-    }));
-  });
-  linkPages.post('/warp-executions/:executionId/approval', express.urlencoded({ extended: false, limit: '2kb' }), async (req, res) => {
-    const row = await executionForLink(ctx, String(req.params.executionId), req.query.expires, req.query.sig);
-    if (!row) return res.status(403).send(errorPage('This link is not valid', 'The approval link is wrong or has expired.'));
-    const decision = req.body?.decision === 'approve' ? 'approve' : req.body?.decision === 'decline' ? 'decline' : null;
-    if (!decision) throw new AppError(400, 'validation_error', 'decision must be approve or decline');
-    try {
-      const execution = await useApprovalLink(ctx, row, decision);
-      res.send(errorPage(decision === 'approve' ? 'Approved' : 'Declined', `The ${approvalSummary(row).noun} is now ${execution.status.replace('_', ' ')}.`));
-    } catch (err) {
-      if (err instanceof AppError && err.status === 409) return res.status(409).send(errorPage('Already decided', err.message));
-      throw err;
-    }
-  });
-  router.use(linkPages);
-
-  router.get('/deliveries', teamAccess(ctx, 'read'), async (req, res) => {
-    res.json(await listDeliveries(ctx.db, authOf(req).team.id, parseOrThrow(deliveryListQuerySchema, req.query, 'query')));
-  });
-
-  router.get('/outbox', teamAccess(ctx, 'read'), async (req, res) => {
-    res.json(await listOutbox(ctx.db, authOf(req).team.id, parseOrThrow(pageQuerySchema, req.query, 'query')));
-  });
-
-  return router;
+    defineRoute({
+      method: 'get',
+      path: '/deliveries',
+      tag: 'Warp executions',
+      access: 'read',
+      summary: 'Delivery records (filters: executionId, contactId, artifactId)',
+      query: deliveryListQuerySchema,
+      responses: { 200: json(pageSchema(deliverySchema), 'A page of delivery records') },
+      handler: async ({ req, query }) => ({
+        status: 200,
+        body: await listDeliveries(ctx.db, authOf(req).team.id, query),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/outbox',
+      tag: 'Warp executions',
+      access: 'read',
+      summary: 'What the sandbox provider sent for the team',
+      query: pageQuerySchema,
+      responses: { 200: json(pageSchema(outboxMessageSchema), 'A page of messages') },
+      handler: async ({ req, query }) => ({ status: 200, body: await listOutbox(ctx.db, authOf(req).team.id, query) }),
+    }),
+  ];
 }

@@ -82,7 +82,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     'CREATE UNIQUE INDEX contacts_team_email_unique ON contacts (team_id, lower(email)) WHERE email IS NOT NULL',
   );
-  await knex.raw("ALTER TABLE contacts ADD CONSTRAINT contacts_consent_check CHECK (marketing_consent IN ('granted','pending'))");
+  await knex.raw(
+    "ALTER TABLE contacts ADD CONSTRAINT contacts_consent_check CHECK (marketing_consent IN ('granted','pending'))",
+  );
 
   await knex.schema.createTable('jobs', (t) => {
     t.bigIncrements('seq', { primaryKey: false });
@@ -151,8 +153,17 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   for (const table of [
-    'knowledge_chunks', 'knowledge_documents', 'media', 'idempotency_keys', 'jobs', 'contacts',
-    'agents', 'api_tokens', 'memberships', 'users', 'teams',
+    'knowledge_chunks',
+    'knowledge_documents',
+    'media',
+    'idempotency_keys',
+    'jobs',
+    'contacts',
+    'agents',
+    'api_tokens',
+    'memberships',
+    'users',
+    'teams',
   ]) {
     await knex.schema.dropTableIfExists(table);
   }

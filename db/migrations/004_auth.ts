@@ -66,7 +66,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('rotated_at', { useTz: true });
     t.index(['grant_id']);
   });
-  await knex.raw("ALTER TABLE oauth_tokens ADD CONSTRAINT oauth_tokens_kind_check CHECK (kind IN ('access','refresh'))");
+  await knex.raw(
+    "ALTER TABLE oauth_tokens ADD CONSTRAINT oauth_tokens_kind_check CHECK (kind IN ('access','refresh'))",
+  );
 
   /** One browser's pass through login and consent at /oauth/authorize. */
   await knex.schema.createTable('oauth_authorization_requests', (t) => {
@@ -83,11 +85,20 @@ export async function up(knex: Knex): Promise<void> {
   // The table layout rate-limiter-flexible's Postgres store expects; every API process shares it.
   // UNLOGGED: a counter write costs no WAL flush on every request, and losing the counters in a
   // crash only resets the current windows.
-  await knex.raw('CREATE UNLOGGED TABLE rate_limits (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)');
+  await knex.raw(
+    'CREATE UNLOGGED TABLE rate_limits (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['rate_limits', 'oauth_authorization_requests', 'oauth_tokens', 'oauth_codes', 'oauth_grants', 'oauth_clients']) {
+  for (const table of [
+    'rate_limits',
+    'oauth_authorization_requests',
+    'oauth_tokens',
+    'oauth_codes',
+    'oauth_grants',
+    'oauth_clients',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
   await knex.schema.alterTable('api_tokens', (t) => {

@@ -24,8 +24,13 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['team_id', 'seq']);
   });
-  await knex.raw("ALTER TABLE artifacts ADD CONSTRAINT artifacts_type_check CHECK (type IN ('agreement','offer','concept','update','demo','file','other'))");
-  await knex.raw("ALTER TABLE artifacts ADD CONSTRAINT artifacts_status_check CHECK (status IN ('draft','ready','sent','archived'))");
+  await knex.raw(
+    'ALTER TABLE artifacts ADD CONSTRAINT artifacts_type_check CHECK (type IN ' +
+      "('agreement','offer','concept','update','demo','file','other'))",
+  );
+  await knex.raw(
+    "ALTER TABLE artifacts ADD CONSTRAINT artifacts_status_check CHECK (status IN ('draft','ready','sent','archived'))",
+  );
 
   await knex.schema.createTable('artifact_media', (t) => {
     t.text('artifact_id').notNullable().references('artifacts.id').onDelete('CASCADE');
@@ -48,7 +53,10 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.primary(['agent_id', 'channel']);
   });
-  await knex.raw("ALTER TABLE agent_integrations ADD CONSTRAINT agent_integrations_channel_check CHECK (channel IN ('email','sms','whatsapp','push'))");
+  await knex.raw(
+    'ALTER TABLE agent_integrations ADD CONSTRAINT agent_integrations_channel_check CHECK (channel IN ' +
+      "('email','sms','whatsapp','push'))",
+  );
 
   await knex.schema.createTable('warp_executions', (t) => {
     t.bigIncrements('seq', { primaryKey: false });
@@ -70,7 +78,8 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['team_id', 'seq']);
   });
   await knex.raw(
-    "ALTER TABLE warp_executions ADD CONSTRAINT warp_executions_status_check CHECK (status IN ('pending_approval','running','succeeded','failed','declined','expired'))",
+    'ALTER TABLE warp_executions ADD CONSTRAINT warp_executions_status_check CHECK (status IN ' +
+      "('pending_approval','running','succeeded','failed','declined','expired'))",
   );
 
   await knex.schema.createTable('deliveries', (t) => {
@@ -112,7 +121,14 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['outbox', 'deliveries', 'warp_executions', 'agent_integrations', 'artifact_media', 'artifacts']) {
+  for (const table of [
+    'outbox',
+    'deliveries',
+    'warp_executions',
+    'agent_integrations',
+    'artifact_media',
+    'artifacts',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

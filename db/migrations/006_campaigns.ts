@@ -71,9 +71,12 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['team_id', 'seq']);
   });
-  await knex.raw("ALTER TABLE campaigns ADD CONSTRAINT campaigns_channel_check CHECK (channel IN ('email','sms','whatsapp','push'))");
   await knex.raw(
-    "ALTER TABLE campaigns ADD CONSTRAINT campaigns_status_check CHECK (status IN ('draft','pending','approved','rejected','scheduled','sending','completed','failed'))",
+    "ALTER TABLE campaigns ADD CONSTRAINT campaigns_channel_check CHECK (channel IN ('email','sms','whatsapp','push'))",
+  );
+  await knex.raw(
+    'ALTER TABLE campaigns ADD CONSTRAINT campaigns_status_check CHECK (status IN ' +
+      "('draft','pending','approved','rejected','scheduled','sending','completed','failed'))",
   );
 
   await knex.schema.createTable('campaign_recipients', (t) => {
@@ -95,9 +98,15 @@ export async function up(knex: Knex): Promise<void> {
     t.primary(['campaign_id', 'contact_id']);
     t.index(['campaign_id', 'status', 'seq']);
   });
-  await knex.raw("ALTER TABLE campaign_recipients ADD CONSTRAINT campaign_recipients_status_check CHECK (status IN ('pending','sent','failed','skipped'))");
+  await knex.raw(
+    'ALTER TABLE campaign_recipients ADD CONSTRAINT campaign_recipients_status_check CHECK (status IN ' +
+      "('pending','sent','failed','skipped'))",
+  );
   // Open and click events find their recipient by the provider's message id.
-  await knex.raw('CREATE INDEX campaign_recipients_provider_message ON campaign_recipients (provider_message_id) WHERE provider_message_id IS NOT NULL');
+  await knex.raw(
+    'CREATE INDEX campaign_recipients_provider_message ON campaign_recipients (provider_message_id) WHERE ' +
+      'provider_message_id IS NOT NULL',
+  );
 
   /** Provider webhook deliveries already handled (by their id), so a replayed one changes nothing. */
   await knex.schema.createTable('webhook_events', (t) => {
@@ -109,7 +118,8 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['webhook_events', 'campaign_recipients', 'campaigns', 'segments', 'orders']) await knex.schema.dropTableIfExists(table);
+  for (const table of ['webhook_events', 'campaign_recipients', 'campaigns', 'segments', 'orders'])
+    await knex.schema.dropTableIfExists(table);
   await knex.raw('DROP INDEX IF EXISTS contacts_team_tags');
   await knex.raw('DROP INDEX IF EXISTS contacts_properties');
   await knex.schema.alterTable('contacts', (t) => {

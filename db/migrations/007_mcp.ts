@@ -51,7 +51,8 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('cancel_requested_at', { useTz: true });
   });
   await knex.raw(
-    "CREATE UNIQUE INDEX warp_executions_open_dedupe ON warp_executions (team_id, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('pending_approval','running')",
+    'CREATE UNIQUE INDEX warp_executions_open_dedupe ON warp_executions (team_id, dedupe_key) WHERE ' +
+      "dedupe_key IS NOT NULL AND status IN ('pending_approval','running')",
   );
 }
 

@@ -6,6 +6,8 @@ import * as auth from './004_auth';
 import * as artifactsDelivery from './005_artifacts_delivery';
 import * as campaigns from './006_campaigns';
 import * as mcp from './007_mcp';
+import * as outboundMessages from './008_outbound_messages';
+import * as consentAndOperators from './009_consent_and_operators';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -19,6 +21,8 @@ const migrations: Record<string, Knex.Migration> = {
   '005_artifacts_delivery': artifactsDelivery,
   '006_campaigns': campaigns,
   '007_mcp': mcp,
+  '008_outbound_messages': outboundMessages,
+  '009_consent_and_operators': consentAndOperators,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

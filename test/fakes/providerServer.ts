@@ -18,6 +18,8 @@ export interface FakeMessage {
   duplicates: number;
   /** When the first request with this key arrived (ms since the epoch). */
   receivedAt: number;
+  /** SMTP: the credentials the session carrying the message authenticated with, if any. */
+  auth?: { username: string; password: string };
 }
 
 /** What the next requests should suffer, in order: a status to answer, or a hang. */
@@ -36,6 +38,8 @@ export class FakeProviderServer {
   private faults: Fault[] = [];
   latencyMs = 0;
   requests = 0;
+  /** SMTP connections opened since the last reset. */
+  smtpConnections = 0;
   private http?: http.Server;
   private smtp?: SMTPServer;
   baseUrl = '';
@@ -53,6 +57,7 @@ export class FakeProviderServer {
     this.faults = [];
     this.latencyMs = 0;
     this.requests = 0;
+    this.smtpConnections = 0;
   }
 
   byRecipient(to: string): FakeMessage[] {
@@ -63,14 +68,25 @@ export class FakeProviderServer {
     return [...this.messages.values()].reduce((sum, m) => sum + m.duplicates, 0);
   }
 
-  private accept(provider: FakeMessage['provider'], key: string, fields: Omit<FakeMessage, 'provider' | 'key' | 'id' | 'duplicates' | 'receivedAt'>): FakeMessage {
+  private accept(
+    provider: FakeMessage['provider'],
+    key: string,
+    fields: Omit<FakeMessage, 'provider' | 'key' | 'id' | 'duplicates' | 'receivedAt'>,
+  ): FakeMessage {
     const existing = this.messages.get(key);
     if (existing) {
       existing.duplicates++;
       return existing;
     }
     // Ids unique across fake servers, as a real provider's are (tests run several at once on one database).
-    const message = { provider, key, ...fields, id: `${provider}-${this.instance}-${++this.counter}`, duplicates: 0, receivedAt: Date.now() };
+    const message = {
+      provider,
+      key,
+      ...fields,
+      id: `${provider}-${this.instance}-${++this.counter}`,
+      duplicates: 0,
+      receivedAt: Date.now(),
+    };
     this.messages.set(key, message);
     return message;
   }
@@ -89,16 +105,28 @@ export class FakeProviderServer {
   async start(): Promise<this> {
     const app = express();
     app.use(express.json(), express.urlencoded({ extended: false }));
-    const keyOf = (req: express.Request) => String(req.headers['idempotency-key'] ?? req.headers['i-twilio-idempotency-token'] ?? `none-${++this.counter}`);
+    const keyOf = (req: express.Request) =>
+      String(req.headers['idempotency-key'] ?? req.headers['i-twilio-idempotency-token'] ?? `none-${++this.counter}`);
 
     app.post('/emails', async (req, res) => {
       if (!(await this.gate(res))) return;
-      const m = this.accept('resend', keyOf(req), { to: req.body.to?.[0], from: req.body.from, subject: req.body.subject, text: req.body.text, headers: req.body.headers });
+      const m = this.accept('resend', keyOf(req), {
+        to: req.body.to?.[0],
+        from: req.body.from,
+        subject: req.body.subject,
+        text: req.body.text,
+        headers: req.body.headers,
+      });
       res.json({ id: m.id });
     });
     app.post('/2010-04-01/Accounts/:sid/Messages.json', async (req, res) => {
       if (!(await this.gate(res))) return;
-      const m = this.accept('twilio', keyOf(req), { to: req.body.To, from: req.body.From ?? null, subject: null, text: req.body.Body });
+      const m = this.accept('twilio', keyOf(req), {
+        to: req.body.To,
+        from: req.body.From ?? null,
+        subject: null,
+        text: req.body.Body,
+      });
       res.status(201).json({ sid: m.id, status: 'queued' });
     });
     // WhatsApp Cloud message templates: created PENDING; `templateStatuses` says what a status read answers.
@@ -119,18 +147,31 @@ export class FakeProviderServer {
     });
     app.post('/:version/:phoneNumberId/messages', async (req, res) => {
       if (!(await this.gate(res))) return;
-      const m = this.accept('whatsapp_cloud', keyOf(req), { to: req.body.to, from: req.params.phoneNumberId, subject: null, text: req.body.text?.body });
+      const m = this.accept('whatsapp_cloud', keyOf(req), {
+        to: req.body.to,
+        from: req.params.phoneNumberId,
+        subject: null,
+        text: req.body.text?.body,
+      });
       res.json({ messaging_product: 'whatsapp', messages: [{ id: m.id }] });
     });
     // An OpenAI-compatible chat completion: echoes the prompt's first line, so tests can see it was used.
     app.post('/v1/chat/completions', async (req, res) => {
       if (!(await this.gate(res))) return;
       const user = String(req.body.messages?.find((m: { role: string }) => m.role === 'user')?.content ?? '');
-      res.json({ id: `chat-${++this.counter}`, choices: [{ index: 0, message: { role: 'assistant', content: `AI says: ${user.split('\n')[0]}` } }] });
+      res.json({
+        id: `chat-${++this.counter}`,
+        choices: [{ index: 0, message: { role: 'assistant', content: `AI says: ${user.split('\n')[0]}` } }],
+      });
     });
     app.post('/v1/projects/:project/messages\\:send', async (req, res) => {
       if (!(await this.gate(res))) return;
-      const m = this.accept('fcm', keyOf(req), { to: req.body.message?.token, from: null, subject: req.body.message?.notification?.title ?? null, text: req.body.message?.notification?.body });
+      const m = this.accept('fcm', keyOf(req), {
+        to: req.body.message?.token,
+        from: null,
+        subject: req.body.message?.notification?.title ?? null,
+        text: req.body.message?.notification?.body,
+      });
       res.json({ name: `projects/${req.params.project}/messages/${m.id}` });
     });
 
@@ -140,24 +181,57 @@ export class FakeProviderServer {
 
     this.smtp = new SMTPServer({
       authOptional: true,
+      // Plain-text AUTH is fine on a loopback test server; any credentials pass and are recorded.
+      allowInsecureAuth: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
+      // Clients keep pooled connections open; a stopping fake hangs up on them instead of waiting 30 s.
+      closeTimeout: 100,
+      onConnect: (_session, callback) => {
+        this.smtpConnections++;
+        callback();
+      },
+      onAuth: (auth, _session, callback) =>
+        callback(null, { user: { username: auth.username ?? '', password: auth.password ?? '' } }),
       onData: (stream, session, callback) => {
         let raw = '';
-        stream.on('data', (chunk: Buffer) => { raw += chunk.toString(); });
-        stream.on('end', async () => {
+        stream.on('data', (chunk: Buffer) => {
+          raw += chunk.toString();
+        });
+        // A failure while answering goes back to the SMTP client, not into an unhandled rejection.
+        stream.on('end', () => {
+          void answer().catch((err: Error) => callback(err));
+        });
+        const answer = async () => {
           this.requests++;
           if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
           const fault = this.faults.shift();
           if (fault && 'hang' in fault) return;
-          if (fault) return callback(Object.assign(new Error(`fake SMTP answers ${fault.status}`), { responseCode: fault.status >= 500 ? 451 : 550 }));
+          if (fault)
+            return callback(
+              Object.assign(new Error(`fake SMTP answers ${fault.status}`), {
+                responseCode: fault.status >= 500 ? 451 : 550,
+              }),
+            );
           const header = (name: string) => new RegExp(`^${name}:\\s*(.+)$`, 'im').exec(raw)?.[1]?.trim() ?? null;
-          const body = raw.split(/\r?\n\r?\n/).slice(1).join('\n\n').trim();
-          const m = this.accept('smtp', header('X-Idempotency-Key') ?? header('Message-ID') ?? `none-${++this.counter}`, {
-            to: session.envelope.rcptTo[0]?.address, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null, subject: header('Subject'), text: body,
-          });
+          const body = raw
+            .split(/\r?\n\r?\n/)
+            .slice(1)
+            .join('\n\n')
+            .trim();
+          const m = this.accept(
+            'smtp',
+            header('X-Idempotency-Key') ?? header('Message-ID') ?? `none-${++this.counter}`,
+            {
+              to: session.envelope.rcptTo[0]?.address,
+              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+              subject: header('Subject'),
+              text: body,
+              ...(session.user ? { auth: session.user as { username: string; password: string } } : {}),
+            },
+          );
           callback(null, `queued as ${m.id}`);
-        });
+        };
       },
     });
     await new Promise<void>((resolve) => this.smtp!.listen(0, '127.0.0.1', resolve));

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ensureChromium } from './chromium';
 import { startTestStack, startWorkerProcess, TestStack, WorkerProcess } from './stack';
 
 export const SHARED_TASK_QUEUE = 'tap-test';
@@ -9,6 +10,7 @@ export const SHARED_TASK_QUEUE = 'tap-test';
  * workflow bundle and one shared worker process. Test files read them from the environment.
  */
 export default async function globalSetup(): Promise<void> {
+  ensureChromium((line) => process.stdout.write(`[test setup] ${line}\n`));
   const stack = await startTestStack();
   const env = {
     DATABASE_URL: stack.databaseUrl,

@@ -30,7 +30,12 @@ export async function startTestStack(): Promise<TestStack> {
     process.env.DATABASE_URL
       ? ensurePostgres({ databaseUrl: process.env.DATABASE_URL, dataDir: '', port: 0 })
       : freePort().then((port) =>
-          ensurePostgres({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'tap-test-pg-')), port, database: 'postgres' })),
+          ensurePostgres({
+            dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'tap-test-pg-')),
+            port,
+            database: 'postgres',
+          }),
+        ),
   ]);
   const name = `tap_test_${Date.now()}_${process.pid}`;
   const databaseUrl = await createDatabase(postgres.url, name);
@@ -67,11 +72,19 @@ export function startWorkerProcess(env: Record<string, string>): Promise<WorkerP
 export async function startApiProcess(env: Record<string, string>): Promise<WorkerProcess & { baseUrl: string }> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}/v1`;
-  const api = await startEntryProcess('server.ts', { ...env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'info' }, '"API listening"');
+  const api = await startEntryProcess(
+    'server.ts',
+    { ...env, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'info' },
+    '"API listening"',
+  );
   return { ...api, baseUrl };
 }
 
-async function startEntryProcess(entry: string, env: Record<string, string>, readyMarker: string): Promise<WorkerProcess> {
+async function startEntryProcess(
+  entry: string,
+  env: Record<string, string>,
+  readyMarker: string,
+): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, entry)], {
     cwd: projectRoot,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
@@ -92,8 +105,13 @@ async function startEntryProcess(entry: string, env: Record<string, string>, rea
       }
     };
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${entry} exited (${code}):\n${output}`)); });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited (${code}):\n${output}`));
+    });
   });
   child.stdout!.resume();
   child.stderr!.resume();

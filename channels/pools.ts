@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/knex';
+import { createProvider, ProviderName } from './providers';
+import type { ChannelProvider, PooledProvider } from './types';
+
+interface Pool {
+  fingerprint: string;
+  adapter: PooledProvider;
+  /** What send paths hold: the adapter, counting its sends in flight. */
+  counted: ChannelProvider;
+  inFlight: number;
+  retired: boolean;
+  closed?: Promise<void>;
+}
+
+/** Key order must not matter: the same settings are the same pool. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  return value;
+}
+
+export const providerFingerprint = (provider: ProviderName, config: unknown, secrets: unknown) =>
+  createHash('sha256')
+    .update(JSON.stringify(canonical([provider, config ?? {}, secrets ?? {}])))
+    .digest('hex');
+
+/**
+ * The adapters of this process, one per integration, so sends reuse their connections (an SMTP
+ * pool, an HTTP keep-alive agent) instead of opening one per message. A pool is rebuilt when the
+ * integration's provider, config or secrets change; the one it replaces is closed once its sends
+ * in flight have their answers.
+ */
+export class ProviderPools {
+  private readonly pools = new Map<string, Pool>();
+  private readonly retiring = new Set<Pool>();
+
+  adapterFor(
+    integration: { agentId: string; channel: string },
+    provider: ProviderName,
+    config: unknown,
+    secrets: unknown,
+    context: { db: Db; teamId: string },
+  ): ChannelProvider {
+    // The sandbox holds no connections, only the caller's database handle, which must not outlive it.
+    if (provider === 'sandbox') return createProvider(provider, config, secrets, context);
+    const key = `${integration.agentId}:${integration.channel}`;
+    const fingerprint = providerFingerprint(provider, config, secrets);
+    const current = this.pools.get(key);
+    if (current?.fingerprint === fingerprint) return current.counted;
+    const pool = this.build(fingerprint, createProvider(provider, config, secrets, context));
+    this.pools.set(key, pool);
+    if (current) this.retire(current);
+    return pool.counted;
+  }
+
+  /** Closes every pool (the worker is stopping); later sends build new ones. */
+  async closeAll(): Promise<void> {
+    const all = [...this.pools.values(), ...this.retiring];
+    this.pools.clear();
+    this.retiring.clear();
+    await Promise.all(all.map((pool) => this.close(pool)));
+  }
+
+  /** How many pools are open (for tests and logs). */
+  get size(): number {
+    return this.pools.size;
+  }
+
+  private build(fingerprint: string, adapter: PooledProvider): Pool {
+    const pool: Pool = {
+      fingerprint,
+      adapter,
+      inFlight: 0,
+      retired: false,
+      counted: {
+        send: async (message) => {
+          pool.inFlight++;
+          try {
+            return await adapter.send(message);
+          } finally {
+            pool.inFlight--;
+            if (pool.retired && pool.inFlight === 0) void this.close(pool);
+          }
+        },
+      },
+    };
+    return pool;
+  }
+
+  private retire(pool: Pool): void {
+    pool.retired = true;
+    if (pool.inFlight === 0) void this.close(pool);
+    else this.retiring.add(pool);
+  }
+
+  private close(pool: Pool): Promise<void> {
+    this.retiring.delete(pool);
+    // A pool that cannot close cleanly (its server gone) has nothing left to lose.
+    pool.closed ??= pool.adapter.close().catch(() => undefined);
+    return pool.closed;
+  }
+}
+
+/** This process's pools: the worker's sends, and the API's campaign test sends. */
+export const providerPools = new ProviderPools();

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { Db } from '../../db/knex';
+import { keysetPage, Page, PageQuery } from '../platform/pagination';
+import { AppError, notFound } from '../platform/errors';
+import type { Principal } from '../identity/principal';
+import { slugify } from '../platform/teams';
+
+interface AgentRow {
+  seq: number;
+  id: string;
+  name: string;
+  slug: string;
+  mode: string;
+  created_at: Date;
+}
+
+export const agentSchema = z.object({
+  uuid: z.uuid(),
+  name: z.string(),
+  slug: z.string(),
+  mode: z.enum(['auto', 'manual']),
+  createdAt: z.iso.datetime(),
+});
+export type AgentJson = z.infer<typeof agentSchema>;
+
+export function presentAgent(row: AgentRow): AgentJson {
+  return {
+    uuid: row.id,
+    name: row.name,
+    slug: row.slug,
+    mode: row.mode as AgentJson['mode'],
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export async function listAgents(db: Db, teamId: string, page: PageQuery): Promise<Page<AgentJson>> {
+  const query = db('agents').where({ team_id: teamId }).select('seq', 'id', 'name', 'slug', 'mode', 'created_at');
+  return keysetPage(query, page, presentAgent);
+}
+
+export async function findAgent(db: Db, teamId: string, agentId: string): Promise<AgentRow | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(agentId)) return undefined;
+  return db('agents').where({ team_id: teamId, id: agentId }).first();
+}
+
+export const agentNameSchema = z.string().trim().min(1, 'give the agent a name').max(100);
+
+/** A new agent in the team; its slug is the name's, made unique within the team. */
+export async function createAgent(db: Db, teamId: string, rawName: string): Promise<AgentJson> {
+  const name = agentNameSchema.parse(rawName);
+  const base = slugify(name);
+  for (let attempt = 0; ; attempt++) {
+    const slug = attempt === 0 ? base : `${base.slice(0, 56)}-${attempt + 1}`;
+    const [row] = await db('agents')
+      .insert({ team_id: teamId, name, slug })
+      .onConflict(['team_id', 'slug'])
+      .ignore()
+      .returning('*');
+    if (row) return presentAgent(row);
+  }
+}
+
+/** The teams a user belongs to, each with its agents: what the consent page offers. */
+export interface TeamAgents {
+  teamId: string;
+  teamSlug: string;
+  teamName: string;
+  agents: { id: string; name: string }[];
+}
+
+export async function agentsOfUser(db: Db, userId: string): Promise<TeamAgents[]> {
+  const rows = await db('memberships')
+    .join('teams', 'teams.id', 'memberships.team_id')
+    .leftJoin('agents', 'agents.team_id', 'teams.id')
+    .where('memberships.user_id', userId)
+    .orderBy([{ column: 'teams.slug' }, { column: 'agents.seq' }])
+    .select(
+      'teams.id as teamId',
+      'teams.slug as teamSlug',
+      'teams.name as teamName',
+      'agents.id as agentId',
+      'agents.name as agentName',
+    );
+  const teams = new Map<string, TeamAgents>();
+  for (const row of rows) {
+    const team: TeamAgents = teams.get(row.teamId) ?? {
+      teamId: row.teamId,
+      teamSlug: row.teamSlug,
+      teamName: row.teamName,
+      agents: [],
+    };
+    teams.set(row.teamId, team);
+    if (row.agentId) team.agents.push({ id: row.agentId, name: row.agentName });
+  }
+  return [...teams.values()];
+}
+
+export const agentUpdateSchema = z.strictObject({
+  name: agentNameSchema.optional(),
+  /** auto: sensitive writes run at once; manual: they wait for an approval. */
+  mode: z.enum(['auto', 'manual']).optional(),
+});
+export type AgentUpdate = z.infer<typeof agentUpdateSchema>;
+
+export async function updateAgent(db: Db, teamId: string, agentId: string, input: AgentUpdate): Promise<AgentJson> {
+  if (!/^[0-9a-f-]{36}$/i.test(agentId)) throw notFound('Agent');
+  const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+  const query = db('agents').where({ team_id: teamId, id: agentId });
+  const [row] = Object.keys(changes).length ? await query.update(changes).returning('*') : await query.select('*');
+  if (!row) throw notFound('Agent');
+  return presentAgent(row);
+}
+
+/**
+ * The agent that sends for a team (deliveries, campaigns): the one named, else the preferred one
+ * (the caller's OAuth agent), else the team's first. A named agent of another team is 422
+ * `unknown_agent`; a team without agents is 422 `no_agent`.
+ */
+/** The agent an OAuth token was granted for (chosen at consent); an API token names none. */
+export const credentialAgentId = (principal: Principal): string | null =>
+  principal.kind === 'oauth' ? principal.agentId : null;
+
+/**
+ * The connected agent of an MCP connection, the one rule for every way of connecting: the agent
+ * the URL names (`/mcp/agents/{uuid}` or `/mcp?agent=<uuid>`; another team's is 404), else the
+ * one chosen at the OAuth login, else the team's first (an API token on plain `/mcp`).
+ */
+export async function connectedAgent(
+  db: Db,
+  teamId: string,
+  principal: Principal,
+  named: string | undefined,
+): Promise<{ id: string; mode: 'auto' | 'manual' }> {
+  if (named) {
+    const agent = await findAgent(db, teamId, named);
+    if (!agent) throw notFound('Agent');
+    return { id: agent.id, mode: agent.mode as 'auto' | 'manual' };
+  }
+  return sendingAgent(db, teamId, null, credentialAgentId(principal));
+}
+
+export async function sendingAgent(
+  db: Db,
+  teamId: string,
+  named?: string | null,
+  preferred?: string | null,
+): Promise<{ id: string; mode: 'auto' | 'manual' }> {
+  if (named) {
+    const agent = await findAgent(db, teamId, named);
+    if (!agent) throw new AppError(422, 'unknown_agent', 'agentId is not an agent of this team', { agentId: named });
+    return { id: agent.id, mode: agent.mode as 'auto' | 'manual' };
+  }
+  const agent =
+    (preferred ? await findAgent(db, teamId, preferred) : undefined) ??
+    (await db('agents').where({ team_id: teamId }).orderBy('seq').first());
+  if (!agent) throw new AppError(422, 'no_agent', 'The team has no agent to send with');
+  return { id: agent.id, mode: agent.mode };
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import type { Db } from '../../db/knex';
+import { notFound } from '../platform/errors';
+
+/**
+ * The native apps a team can install. An installed app adds its tools to the team's MCP catalog
+ * (`tools/list`); an app is offered only once its tools work (Board and Automations are not yet).
+ */
+export const APPS = {
+  artifacts: {
+    name: 'Artifacts',
+    description: 'Client deliverables: create, update, list and deliver artifacts by email, SMS or WhatsApp.',
+  },
+  campaigns: {
+    name: 'Campaigns',
+    description: 'Email, SMS, WhatsApp and push campaigns: create, preview the audience, send or schedule, stats.',
+  },
+  contacts: { name: 'Contacts', description: 'Contact properties and segments (saved audiences for campaigns).' },
+} as const;
+
+export const appSlugSchema = z.enum(Object.keys(APPS) as [keyof typeof APPS, ...(keyof typeof APPS)[]]);
+export type AppSlug = z.infer<typeof appSlugSchema>;
+
+export const appSchema = z.object({
+  slug: appSlugSchema,
+  name: z.string(),
+  description: z.string(),
+  installed: z.boolean(),
+  installedAt: z.iso.datetime().nullable(),
+});
+export type AppJson = z.infer<typeof appSchema>;
+
+/** An app slug from a path: unknown slugs are 404, like any unknown resource. */
+export function appSlug(raw: string): AppSlug {
+  const parsed = appSlugSchema.safeParse(raw);
+  if (!parsed.success) throw notFound('App');
+  return parsed.data;
+}
+
+export async function installedApps(db: Db, teamId: string): Promise<Set<AppSlug>> {
+  const rows: { app: AppSlug }[] = await db('team_apps').where({ team_id: teamId }).select('app');
+  return new Set(rows.map((r) => r.app).filter((app) => app in APPS));
+}
+
+/** The catalog, with what this team has installed. */
+export async function listApps(db: Db, teamId: string): Promise<AppJson[]> {
+  const rows: { app: string; installed_at: Date }[] = await db('team_apps')
+    .where({ team_id: teamId })
+    .select('app', 'installed_at');
+  return (Object.keys(APPS) as AppSlug[]).map((slug) => {
+    const row = rows.find((r) => r.app === slug);
+    return { slug, ...APPS[slug], installed: Boolean(row), installedAt: row?.installed_at.toISOString() ?? null };
+  });
+}
+
+const oneApp = async (db: Db, teamId: string, slug: AppSlug) =>
+  (await listApps(db, teamId)).find((a) => a.slug === slug)!;
+
+/** Idempotent: installing an installed app keeps its first install time. */
+export async function installApp(db: Db, teamId: string, slug: AppSlug, userId: string | null): Promise<AppJson> {
+  await db('team_apps')
+    .insert({ team_id: teamId, app: slug, installed_by: userId })
+    .onConflict(['team_id', 'app'])
+    .ignore();
+  return oneApp(db, teamId, slug);
+}
+
+export async function uninstallApp(db: Db, teamId: string, slug: AppSlug): Promise<AppJson> {
+  await db('team_apps').where({ team_id: teamId, app: slug }).delete();
+  return oneApp(db, teamId, slug);
+}

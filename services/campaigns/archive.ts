@@ -1,0 +1,45 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Db } from '../../db/knex';
+import type { AppContext } from '../platform/context';
+import { invalidState } from '../platform/errors';
+import { findCampaign, presentCampaign } from './campaignRow';
+import type { CampaignJson } from './schemas';
+import { removeTemplate } from './whatsappTemplate';
+import { campaignWorkflowId } from './workflowRun';
+
+export async function archiveCampaign(
+  db: Db,
+  teamId: string,
+  campaignId: string,
+  archived: boolean,
+): Promise<CampaignJson> {
+  const row = await findCampaign(db, teamId, campaignId);
+  if (archived && row.status !== 'completed' && row.status !== 'failed')
+    throw invalidState('Only a Completed or Failed campaign can be archived', { status: row.status });
+  const guarded = db('campaigns').where({ id: row.id });
+  if (archived) guarded.whereIn('status', ['completed', 'failed']);
+  const [updated] = await guarded
+    .update({ archived_at: archived ? (row.archived_at ?? db.fn.now()) : null, updated_at: db.fn.now() })
+    .returning('*');
+  if (!updated)
+    throw invalidState('The campaign changed meanwhile; only a Completed or Failed campaign can be archived');
+  return presentCampaign(updated);
+}
+
+export async function deleteCampaign(ctx: AppContext, teamId: string, campaignId: string): Promise<void> {
+  const row = await findCampaign(ctx.db, teamId, campaignId);
+  if (row.status === 'sending') throw invalidState('A Sending campaign cannot be deleted; cancel the send first');
+  if (row.status === 'scheduled') {
+    await ctx.temporal
+      .call((client) => client.workflow.getHandle(campaignWorkflowId(row.id, row.run)).terminate('campaign deleted'))
+      // A run that already ended is fine; Temporal not answering is not (the timer would fire later).
+      .catch((err) => {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      });
+  }
+  if (row.channel === 'whatsapp' && row.whatsapp_template_id)
+    await removeTemplate(ctx, row).catch((err) =>
+      ctx.logger.warn({ err, campaignId: row.id }, 'WhatsApp template cleanup failed'),
+    );
+  await ctx.db('campaigns').where({ id: row.id }).delete();
+}

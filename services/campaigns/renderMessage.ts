@@ -1,0 +1,45 @@
+import type { Channel, OutboundMessage } from '../../channels/types';
+import { aiValuesFor, ContactForRender, renderText, TextGenerator } from './content';
+import { unsubscribeParts } from '../contacts/unsubscribe';
+
+/** The columns of a campaign row its messages are rendered from (spelt out here, so rendering needs nothing of campaignRow.ts). */
+export interface CampaignContentColumns {
+  channel: Channel;
+  subject: string | null;
+  content: string;
+  content_html: string | null;
+  template_params: Record<string, string>;
+  ai_params: Record<string, string>;
+}
+
+/** One contact's message of a campaign: placeholders filled (static and AI), subject and bodies. */
+export async function renderCampaignMessage(
+  campaign: CampaignContentColumns,
+  contact: ContactForRender,
+  generator: TextGenerator,
+  /** The contact's unsubscribe link: email gets the footer (HTML footer in HTML mode) and List-Unsubscribe headers. */
+  unsubscribe?: string,
+): Promise<Pick<OutboundMessage, 'subject' | 'text' | 'html' | 'headers'>> {
+  const ai = await aiValuesFor(generator, campaign.ai_params, contact);
+  const render = (text: string | null) => renderText(text, contact, campaign.template_params, ai);
+  const footer = campaign.channel === 'email' && unsubscribe ? unsubscribeParts(unsubscribe) : null;
+  const html = campaign.channel === 'email' && campaign.content_html ? await render(campaign.content_html) : undefined;
+  return {
+    subject: campaign.subject ? await render(campaign.subject) : undefined,
+    text: (await render(campaign.content)) + (footer?.text ?? ''),
+    html: html !== undefined ? html + (footer?.html ?? '') : undefined,
+    ...(footer ? { headers: footer.headers } : {}),
+  };
+}
+
+/** The columns a render reads, selected from `contacts`. */
+export const RENDER_COLUMNS = [
+  'name',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'company',
+  'title',
+  'location',
+] as const;

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { channelSchema } from '../../channels/types';
+import { placeholderNameSchema } from './content';
+
+/** The campaign resource: its fields, the create and update bodies, the list query and the JSON a campaign is answered as. */
+export const campaignStatusSchema = z.enum([
+  'draft',
+  'pending',
+  'approved',
+  'rejected',
+  'scheduled',
+  'sending',
+  'completed',
+  'failed',
+]);
+export type CampaignStatus = z.infer<typeof campaignStatusSchema>;
+
+/** Each field's rule once; create, update and the audience preview take theirs from here. */
+export const campaignFields = {
+  name: z.string().trim().min(1).max(200),
+  channel: channelSchema,
+  subject: z.string().trim().min(1).max(300),
+  content: z.string(),
+  contentHtml: z.string(),
+  segmentId: z.string().min(1).max(100),
+  tags: z.array(z.string().trim().min(1).max(100)).max(100),
+  contactIds: z.array(z.string().min(1).max(100)).max(10_000),
+  templateParams: z.record(placeholderNameSchema, z.string().max(500)),
+  aiParams: z.record(placeholderNameSchema, z.string().trim().min(1).max(500)),
+  agentId: z.string().max(100),
+  language: z.string().regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'a language code such as en or en_US'),
+  category: z.enum(['MARKETING', 'UTILITY', 'AUTHENTICATION']),
+};
+
+export const campaignCreateSchema = z.strictObject({
+  name: campaignFields.name,
+  channel: campaignFields.channel,
+  subject: campaignFields.subject.optional(),
+  content: campaignFields.content.default(''),
+  contentHtml: campaignFields.contentHtml.optional(),
+  segmentId: campaignFields.segmentId.optional(),
+  tags: campaignFields.tags.optional(),
+  contactIds: campaignFields.contactIds.optional(),
+  templateParams: campaignFields.templateParams.default({}),
+  aiParams: campaignFields.aiParams.default({}),
+  agentId: campaignFields.agentId.optional(),
+  language: campaignFields.language.optional(),
+  category: campaignFields.category.optional(),
+});
+export type CampaignCreate = z.infer<typeof campaignCreateSchema>;
+
+/** Every field may change (null clears); the audience is replaced only when a source is sent. */
+export const campaignUpdateSchema = z.strictObject({
+  name: campaignFields.name.optional(),
+  subject: campaignFields.subject.nullable().optional(),
+  content: campaignFields.content.optional(),
+  contentHtml: campaignFields.contentHtml.nullable().optional(),
+  segmentId: campaignFields.segmentId.nullable().optional(),
+  tags: campaignFields.tags.nullable().optional(),
+  contactIds: campaignFields.contactIds.nullable().optional(),
+  templateParams: campaignFields.templateParams.optional(),
+  aiParams: campaignFields.aiParams.optional(),
+  agentId: campaignFields.agentId.nullable().optional(),
+  language: campaignFields.language.nullable().optional(),
+  category: campaignFields.category.nullable().optional(),
+});
+export type CampaignUpdate = z.infer<typeof campaignUpdateSchema>;
+
+export const campaignListQuerySchema = z.object({
+  cursor: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  /** The active list by default; `archived=true` lists the archived ones. */
+  archived: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  status: campaignStatusSchema.optional(),
+});
+
+export const campaignSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  channel: channelSchema,
+  subject: z.string().nullable(),
+  content: z.string(),
+  contentHtml: z.string().nullable(),
+  segmentId: z.string().nullable(),
+  tags: z.array(z.string()).nullable(),
+  contactIds: z.array(z.string()).nullable(),
+  templateParams: z.record(z.string(), z.string()),
+  aiParams: z.record(z.string(), z.string()),
+  agentId: z.string().nullable(),
+  scheduledAt: z.iso.datetime().nullable(),
+  language: z.string().nullable(),
+  category: z.string().nullable(),
+  status: campaignStatusSchema,
+  /** WhatsApp: why the provider rejected the template. */
+  rejectionReason: z.string().nullable(),
+  archived: z.boolean(),
+  recipientCount: z.number().int(),
+  sentCount: z.number().int(),
+  skippedCount: z.number().int(),
+  failedCount: z.number().int(),
+  openedCount: z.number().int(),
+  clickedCount: z.number().int(),
+  startedAt: z.iso.datetime().nullable(),
+  finishedAt: z.iso.datetime().nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+export type CampaignJson = z.infer<typeof campaignSchema>;

@@ -1,0 +1,28 @@
+import type { Db } from '../../db/knex';
+import { findCampaign } from './campaignRow';
+
+/** Live counts from the recipients (the campaign's counters are settled from the same at the end of a run). */
+export async function campaignStats(db: Db, teamId: string, campaignId: string) {
+  const row = await findCampaign(db, teamId, campaignId);
+  const rows: { status: string; skip_reason: string | null; n: string }[] = await db('campaign_recipients')
+    .where({ campaign_id: campaignId })
+    .groupBy('status', 'skip_reason')
+    .select('status', 'skip_reason', db.raw('count(*) AS n'));
+  const count = (status: string) => rows.filter((r) => r.status === status).reduce((s, r) => s + Number(r.n), 0);
+  const [{ open }] = await db('campaign_recipients')
+    .where({ campaign_id: campaignId, status: 'pending', card: 'open' })
+    .count({ open: '*' });
+  return {
+    awaitingApproval: Number(open),
+    campaignId,
+    status: row.status,
+    recipients: rows.reduce((s, r) => s + Number(r.n), 0),
+    pending: count('pending'),
+    sent: count('sent'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    skipReasons: Object.fromEntries(rows.filter((r) => r.skip_reason).map((r) => [r.skip_reason, Number(r.n)])),
+    opened: row.opened_count,
+    clicked: row.clicked_count,
+  };
+}

@@ -1,0 +1,87 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import { channelSchema } from '../../channels/types';
+import type { Db } from '../../db/knex';
+import { ErrorBody, errorBodySchema } from '../platform/errors';
+import { newId } from '../platform/ids';
+
+/** What a message was sent for: a campaign recipient, a campaign's test send, an artifact delivery. */
+export const outboundSourceKindSchema = z.enum(['campaign', 'campaign_test', 'delivery']);
+
+/** One provider call's outcome, as every send path records it. */
+export const outboundMessageInputSchema = z.object({
+  teamId: z.string(),
+  agentId: z.string().nullable(),
+  channel: channelSchema,
+  contactId: z.string().nullable(),
+  address: z.string(),
+  provider: z.string(),
+  /** The key the provider call carried; unique per team. */
+  idempotencyKey: z.string(),
+  sourceKind: outboundSourceKindSchema,
+  /** Campaign id (campaign, campaign_test) or warp execution id (delivery). */
+  sourceId: z.string(),
+  result: z.discriminatedUnion('status', [
+    z.object({ status: z.literal('sent'), providerMessageId: z.string() }),
+    z.object({ status: z.literal('failed'), error: errorBodySchema }),
+  ]),
+});
+export type OutboundMessageInput = z.infer<typeof outboundMessageInputSchema>;
+
+const COLUMNS = [
+  'id',
+  'team_id',
+  'agent_id',
+  'channel',
+  'contact_id',
+  'address',
+  'provider',
+  'provider_message_id',
+  'status',
+  'error',
+  'idempotency_key',
+  'source_kind',
+  'source_id',
+] as const;
+const PLACEHOLDERS = '?, ?::uuid, ?::uuid, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?';
+
+/**
+ * Records one outbound message, the single writer of `outbound_messages`. A repeat with the same
+ * idempotency key (a retried activity) finds the row instead of adding one, and never overwrites
+ * a `sent` row.
+ *
+ * `gate` is the send's own status write (an UPDATE or INSERT with RETURNING): it runs in the same
+ * statement, as a CTE, and the message is recorded only when it wrote a row. This keeps the hot
+ * campaign path at one round trip per recipient.
+ *
+ * Returns the message id, or null when the gate wrote nothing or a `sent` row already holds the key.
+ */
+export async function recordOutboundMessage(
+  db: Db | Knex.Transaction,
+  message: OutboundMessageInput,
+  gate?: Knex.QueryBuilder,
+): Promise<string | null> {
+  const values = [
+    newId('msg'),
+    message.teamId,
+    message.agentId,
+    message.channel,
+    message.contactId,
+    message.address,
+    message.provider,
+    message.result.status === 'sent' ? message.result.providerMessageId : null,
+    message.result.status,
+    message.result.status === 'failed' ? JSON.stringify(message.result.error satisfies ErrorBody) : null,
+    message.idempotencyKey,
+    message.sourceKind,
+    message.sourceId,
+  ];
+  const gated = gate?.toSQL();
+  const sql =
+    `${gated ? `WITH gate AS (${gated.sql}) ` : ''}` +
+    `INSERT INTO outbound_messages (${COLUMNS.join(', ')}) SELECT ${PLACEHOLDERS}${gated ? ' FROM gate LIMIT 1' : ''} ` +
+    'ON CONFLICT (team_id, idempotency_key) DO UPDATE SET status = EXCLUDED.status, provider_message_id = EXCLUDED.provider_message_id, ' +
+    "error = EXCLUDED.error, address = EXCLUDED.address WHERE outbound_messages.status <> 'sent' RETURNING id";
+  const { rows } = await db.raw(sql, [...(gated?.bindings ?? []), ...values]);
+  return rows[0]?.id ?? null;
+}

@@ -1,0 +1,265 @@
+import type { Db } from '../../db/knex';
+import { findApiTokenOwner, liveApiToken, touchApiToken } from './apiTokens';
+import type { TeamRef } from '../platform/context';
+import { AppError } from '../platform/errors';
+import { liveAccessToken } from './oauth/grants';
+import { Access, grants, Scope } from './scopes';
+
+export { grants } from './scopes';
+export type { Access, Scope } from './scopes';
+
+/** Who is calling: a user's API token (all of the user's rights), or an OAuth access token (its scopes, its team). */
+export type Principal =
+  | { kind: 'api_token'; userId: string; credentialId: string; scopes: Scope[] }
+  | {
+      kind: 'oauth';
+      /** Null for a client_credentials token: the team's client acts for itself. */
+      userId: string | null;
+      credentialId: string;
+      clientId: string;
+      teamId: string;
+      agentId: string | null;
+      scopes: Scope[];
+    };
+
+/**
+ * What a request is addressed to: the audience an OAuth token must have been issued for, and
+ * where the protected-resource metadata of a 401 points.
+ */
+export interface Audience {
+  resource: string;
+  resourceMetadataUrl: string;
+}
+
+export const unauthorized = (
+  audience: Audience,
+  message = 'A valid bearer credential is required',
+  tokenPresented = false,
+) =>
+  new AppError(401, 'unauthorized', message, undefined, {
+    'WWW-Authenticate': `Bearer realm="team-agent-platform"${tokenPresented ? ', error="invalid_token"' : ''}, resource_metadata="${audience.resourceMetadataUrl}"`,
+  });
+
+function bearerToken(authorization: string | undefined, audience: Audience): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (!match) throw unauthorized(audience);
+  return match[1];
+}
+
+const unknownCredential = (audience: Audience) =>
+  unauthorized(audience, 'The bearer credential is unknown, expired or revoked', true);
+const otherResource = (audience: Audience) =>
+  unauthorized(audience, `The access token was issued for another resource, not ${audience.resource}`, true);
+
+/** API tokens act with the full rights of their user. */
+const apiTokenPrincipal = (db: Db, owner: { tokenId: string; userId: string }): Principal => {
+  touchApiToken(db, owner.tokenId);
+  return { kind: 'api_token', userId: owner.userId, credentialId: owner.tokenId, scopes: ['mcp:use'] };
+};
+
+interface OAuthTokenRow {
+  grantId: string;
+  clientId: string;
+  userId: string | null;
+  teamId: string;
+  teamSlug: string;
+  plan: string;
+  agentId: string | null;
+  scope: string;
+  resource: string | null;
+  /** For a user's token: whether the user is still in the token's team. */
+  member: string | null;
+}
+
+/**
+ * A live OAuth access token with its team. A user's token stops working when the user leaves
+ * the team; a token bound (RFC 8707) to another resource is refused as if unknown.
+ */
+async function oauthTokenRow(db: Db, token: string, audience: Audience): Promise<OAuthTokenRow | null> {
+  const row: OAuthTokenRow | undefined = await liveAccessToken(db, token)
+    ?.join('teams', 'teams.id', 'oauth_grants.team_id')
+    .leftJoin('memberships', (j) =>
+      j.on('memberships.team_id', 'oauth_grants.team_id').andOn('memberships.user_id', 'oauth_grants.user_id'),
+    )
+    .first(
+      'oauth_grants.id as grantId',
+      'oauth_grants.client_id as clientId',
+      'oauth_grants.user_id as userId',
+      'oauth_grants.team_id as teamId',
+      'teams.slug as teamSlug',
+      'teams.plan as plan',
+      'oauth_grants.agent_id as agentId',
+      'oauth_tokens.scope as scope',
+      'oauth_tokens.resource as resource',
+      'memberships.user_id as member',
+    );
+  if (!row || (row.userId !== null && row.member === null)) return null;
+  if (row.resource !== null && row.resource !== audience.resource) throw otherResource(audience);
+  return row;
+}
+
+const oauthPrincipal = (row: OAuthTokenRow): Principal => ({
+  kind: 'oauth',
+  userId: row.userId,
+  credentialId: row.grantId,
+  clientId: row.clientId,
+  teamId: row.teamId,
+  agentId: row.agentId,
+  scopes: row.scope.split(' ') as Scope[],
+});
+
+/** The caller, from its bearer credential alone (no team). */
+export async function authenticateBearer(
+  db: Db,
+  authorization: string | undefined,
+  audience: Audience,
+): Promise<Principal> {
+  const token = bearerToken(authorization, audience);
+  const owner = await findApiTokenOwner(db, token);
+  if (owner) return apiTokenPrincipal(db, owner);
+  const oauth = await oauthTokenRow(db, token, audience);
+  if (oauth) return oauthPrincipal(oauth);
+  throw unknownCredential(audience);
+}
+
+/**
+ * The caller and its team, in one round trip (the hot path of every team-scoped request). An
+ * OAuth token acts for the one team it was granted for, so `X-Team-Slug` is optional with it and,
+ * when sent, must name that team. An API token acts for any team of its user, so it must name one.
+ * An unknown team answers the same 403 as a team the caller is not in, so slugs cannot be probed.
+ */
+export async function authenticateForTeam(
+  db: Db,
+  authorization: string | undefined,
+  slug: string | undefined,
+  audience: Audience,
+): Promise<{ principal: Principal; team: TeamRef }> {
+  const token = bearerToken(authorization, audience);
+  const apiToken = liveApiToken(db, token);
+  if (apiToken && slug === undefined) {
+    const owner = await findApiTokenOwner(db, token);
+    if (!owner) throw unknownCredential(audience);
+    throw await teamRequired(db, owner.userId);
+  }
+  if (apiToken && slug !== undefined) {
+    const row = await apiToken
+      .leftJoin('teams', 'teams.slug', db.raw('?', [slug]))
+      .leftJoin('memberships', (j) =>
+        j.on('memberships.team_id', 'teams.id').andOn('memberships.user_id', 'api_tokens.user_id'),
+      )
+      .first(
+        'api_tokens.id as tokenId',
+        'api_tokens.user_id as userId',
+        'memberships.team_id as teamId',
+        'teams.plan as plan',
+      );
+    if (!row) throw unknownCredential(audience);
+    const principal = apiTokenPrincipal(db, row);
+    if (!row.teamId) throw notAMember(slug);
+    return { principal, team: { id: row.teamId, slug, plan: row.plan } };
+  }
+  const oauth = await oauthTokenRow(db, token, audience);
+  if (!oauth) throw unknownCredential(audience);
+  // A header that names another team is refused like a team the caller is not in (403), not
+  // ignored: a client that believes it acts for that team learns at once that it does not.
+  if (slug !== undefined && oauth.teamSlug !== slug)
+    throw new AppError(403, 'forbidden', `This access token acts for another team, not "${slug}"`);
+  return { principal: oauthPrincipal(oauth), team: { id: oauth.teamId, slug: oauth.teamSlug, plan: oauth.plan } };
+}
+
+/** An API token without `X-Team-Slug`: what to send, with the caller's own teams as the example. */
+async function teamRequired(db: Db, userId: string): Promise<AppError> {
+  const teams: string[] = await db('memberships')
+    .join('teams', 'teams.id', 'memberships.team_id')
+    .where({ 'memberships.user_id': userId })
+    .orderBy('teams.slug')
+    .limit(20)
+    .pluck('teams.slug');
+  const example = teams[0] ?? 'acme';
+  return new AppError(
+    400,
+    'validation_error',
+    `This API token works for every team of its user: send the header X-Team-Slug with your team's slug (for example X-Team-Slug: ${example})`,
+    {
+      issues: [
+        {
+          path: 'x-team-slug',
+          message: 'required with an API token (an OAuth access token names its team itself)',
+          code: 'invalid_type',
+        },
+      ],
+      teams,
+    },
+  );
+}
+
+/**
+ * The caller and team of an MCP request, in one round trip where it can be: an OAuth token's own
+ * team (whatever header comes with it); an API token's `X-Team-Slug`, or its user's only team.
+ */
+export async function authenticateForMcp(
+  db: Db,
+  authorization: string | undefined,
+  slug: string | undefined,
+  audience: Audience,
+): Promise<{ principal: Principal; team: TeamRef }> {
+  const token = bearerToken(authorization, audience);
+  if (liveApiToken(db, token)) {
+    if (slug) return authenticateForTeam(db, authorization, slug, audience);
+    const owner = await findApiTokenOwner(db, token);
+    if (!owner) throw unknownCredential(audience);
+    const teams: TeamRef[] = await db('memberships')
+      .join('teams', 'teams.id', 'memberships.team_id')
+      .where({ 'memberships.user_id': owner.userId })
+      .limit(2)
+      .select('teams.id', 'teams.slug', 'teams.plan');
+    if (teams.length !== 1) {
+      throw new AppError(
+        400,
+        'validation_error',
+        "This API token's user is in several teams (or none): name the team in the X-Team-Slug header",
+        {
+          issues: [
+            {
+              path: 'x-team-slug',
+              message: 'required for an API token whose user is not in exactly one team',
+              code: 'invalid_type',
+            },
+          ],
+        },
+      );
+    }
+    return { principal: apiTokenPrincipal(db, owner), team: teams[0] };
+  }
+  const oauth = await oauthTokenRow(db, token, audience);
+  if (!oauth) throw unknownCredential(audience);
+  return { principal: oauthPrincipal(oauth), team: { id: oauth.teamId, slug: oauth.teamSlug, plan: oauth.plan } };
+}
+
+const notAMember = (slug: string) => new AppError(403, 'forbidden', `You are not a member of team "${slug}"`);
+
+export function requireAccess(principal: Principal, access: Access): void {
+  if (!grants(principal.scopes, access)) {
+    const needed = access === 'read' ? 'mcp:read' : 'mcp:write';
+    throw new AppError(
+      403,
+      'insufficient_scope',
+      `This operation needs scope ${needed} (or mcp:use)`,
+      { requiredScope: needed },
+      {
+        'WWW-Authenticate': `Bearer realm="team-agent-platform", error="insufficient_scope", scope="${needed}"`,
+      },
+    );
+  }
+}
+
+/** Managing a user's own credentials needs a user behind the token (not a team's client). */
+export function requireUser(principal: Principal): string {
+  if (principal.userId === null)
+    throw new AppError(
+      403,
+      'forbidden',
+      "This needs a user's credential; a client_credentials token acts for a team, not a user",
+    );
+  return principal.userId;
+}

@@ -1,0 +1,174 @@
+import { RateLimiterAbstract, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { z } from 'zod';
+import type { Db } from '../../db/knex';
+import { AppError } from './errors';
+
+/** A window: at most `requests` per `perSeconds`. */
+export const windowSchema = z.object({
+  requests: z.number().int().positive(),
+  perSeconds: z.number().int().positive(),
+});
+export type RateWindow = z.infer<typeof windowSchema>;
+
+/** API request quotas per team plan; a plan not listed gets `free`'s. */
+export const planLimitsSchema = z
+  .record(z.string(), windowSchema)
+  .refine((plans) => 'free' in plans, 'a "free" plan is required');
+export type PlanLimits = z.infer<typeof planLimitsSchema>;
+
+export interface RateLimitSettings {
+  plans: PlanLimits;
+  /** Failed logins per account (email) and per client address at the authorization page. */
+  loginPerAccount: RateWindow;
+  loginPerAddress: RateWindow;
+  /** Dynamic client registrations per client address. */
+  registrationPerAddress: RateWindow;
+}
+
+/** The counters live in Postgres (table `rate_limits`), so every API process shares them. */
+function createLimiter(db: Db, keyPrefix: string, window: RateWindow): RateLimiterAbstract {
+  return new RateLimiterPostgres({
+    storeClient: db,
+    storeType: 'knex',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    keyPrefix,
+    points: window.requests,
+    duration: window.perSeconds,
+    // Should Postgres fail, each process keeps counting on its own rather than letting every request through.
+    insuranceLimiter: new RateLimiterMemory({ keyPrefix, points: window.requests, duration: window.perSeconds }),
+  });
+}
+
+export interface RateDecision {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+export const rateLimitHeaders = (d: RateDecision): Record<string, string> => ({
+  'RateLimit-Limit': String(d.limit),
+  'RateLimit-Remaining': String(d.remaining),
+  'RateLimit-Reset': String(d.resetSeconds),
+});
+
+export const rateLimited = (d: RateDecision, message: string) =>
+  new AppError(
+    429,
+    'rate_limited',
+    message,
+    { limit: d.limit, retryAfterSeconds: d.resetSeconds },
+    {
+      ...rateLimitHeaders(d),
+      'Retry-After': String(d.resetSeconds),
+    },
+  );
+
+const decision = (limit: number, res: RateLimiterRes): RateDecision => ({
+  limit,
+  remaining: Math.max(0, res.remainingPoints),
+  resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+});
+
+/** Every quota of the service, one place. */
+export class RateLimits {
+  private readonly plans = new Map<string, { window: RateWindow; limiter: RateLimiterAbstract }>();
+  private readonly loginAccount: RateLimiterAbstract;
+  private readonly loginAddress: RateLimiterAbstract;
+  private readonly registration: RateLimiterAbstract;
+
+  constructor(
+    db: Db,
+    private readonly settings: RateLimitSettings,
+  ) {
+    for (const [plan, window] of Object.entries(settings.plans))
+      this.plans.set(plan, { window, limiter: createLimiter(db, `api:${plan}`, window) });
+    this.loginAccount = createLimiter(db, 'login:account', settings.loginPerAccount);
+    this.loginAddress = createLimiter(db, 'login:address', settings.loginPerAddress);
+    this.registration = createLimiter(db, 'register:address', settings.registrationPerAddress);
+  }
+
+  /** Counts one API request of the team; throws 429 `rate_limited` past the plan's quota. */
+  async consumeApiRequest(team: { id: string; plan: string }): Promise<RateDecision> {
+    const { window, limiter: planLimiter } = this.plans.get(team.plan) ?? this.plans.get('free')!;
+    try {
+      return decision(window.requests, await planLimiter.consume(team.id));
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      throw rateLimited(
+        decision(window.requests, rejection),
+        `Rate limit of ${window.requests} requests per ${window.perSeconds} s reached for this team; retry later`,
+      );
+    }
+  }
+
+  /** Seconds until a login for this account from this address may be tried again; 0: now. */
+  async loginBlockedFor(email: string, address: string): Promise<number> {
+    const [account, addr] = await Promise.all([
+      this.loginAccount.get(accountKey(email)),
+      this.loginAddress.get(address),
+    ]);
+    const blocked = [
+      [account, this.settings.loginPerAccount.requests] as const,
+      [addr, this.settings.loginPerAddress.requests] as const,
+    ].filter(([res, max]) => res && res.consumedPoints >= max);
+    return blocked.length ? Math.max(...blocked.map(([res]) => Math.ceil(res!.msBeforeNext / 1000))) : 0;
+  }
+
+  async recordLoginFailure(email: string, address: string): Promise<void> {
+    await Promise.all([this.loginAccount.penalty(accountKey(email), 1), this.loginAddress.penalty(address, 1)]);
+  }
+
+  async recordLoginSuccess(email: string): Promise<void> {
+    await this.loginAccount.delete(accountKey(email));
+  }
+
+  /** Counts one client registration from `address`; throws 429 past the quota. */
+  async consumeRegistration(address: string): Promise<RateDecision> {
+    const window = this.settings.registrationPerAddress;
+    try {
+      return decision(window.requests, await this.registration.consume(address));
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      throw rateLimited(
+        decision(window.requests, rejection),
+        'Too many client registrations from this address; retry later',
+      );
+    }
+  }
+}
+
+const accountKey = (email: string) => email.trim().toLowerCase();
+
+/**
+ * A provider's send rate for campaigns, shared by every worker through the same Postgres
+ * counters: `take()` waits until a message may go.
+ */
+export class SendRate {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly perSecond: Record<string, number>,
+  ) {}
+
+  async take(provider: string): Promise<void> {
+    const rate = this.perSecond[provider];
+    if (!rate) return;
+    let limiter = this.limiters.get(provider);
+    if (!limiter) {
+      // One message per 1/rate seconds: evenly spaced, so no second sees a burst of two windows' worth.
+      limiter = createLimiter(this.db, `send:${provider}`, { requests: 1, perSeconds: 1 / rate });
+      this.limiters.set(provider, limiter);
+    }
+    for (;;) {
+      try {
+        await limiter.consume('all');
+        return;
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(10, rejection.msBeforeNext)));
+      }
+    }
+  }
+}

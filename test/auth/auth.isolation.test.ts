@@ -1,0 +1,711 @@
+import type { Db } from '../../db/knex';
+import type { RunningServer } from '../../server';
+import { apiClient, newTeam, startTestApi, testDb, TestTeam, waitForJob } from '../support/helpers';
+
+/**
+ * Team isolation: for every endpoint that exists, a second team's credentials (its API token, and
+ * an OAuth token of its own client) see nothing of the first team's data, and naming the first
+ * team in X-Team-Slug is refused.
+ */
+describe('team isolation matrix', () => {
+  let db: Db;
+  let server: RunningServer & { baseUrl: string };
+  let teamA: TestTeam;
+  let teamB: TestTeam;
+  const a = {} as {
+    contactId: string;
+    email: string;
+    jobId: string;
+    mediaId: string;
+    apiTokenId: string;
+    oauthToken: string;
+    client: { id: string; secret: string };
+    artifactId: string;
+    executionId: string;
+    pendingExecutionId: string;
+    deliveryId: string;
+    outboxId: string;
+    segmentId: string;
+    campaignId: string;
+    sentCampaignId: string;
+  };
+  const b = {} as { oauthToken: string; client: { id: string; secret: string } };
+
+  async function teamClientToken(team: TestTeam) {
+    const registered = (await (
+      await fetch(`${server.url}/oauth/register`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${team.token}`,
+          'x-team-slug': team.slug,
+        },
+        body: JSON.stringify({ client_name: `${team.slug} backend`, grant_types: ['client_credentials'] }),
+      })
+    ).json()) as any;
+    const basic = `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}`;
+    const token = (await (
+      await fetch(`${server.url}/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: basic },
+        body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:use' }),
+      })
+    ).json()) as any;
+    return {
+      token: token.access_token as string,
+      client: { id: registered.client_id as string, secret: registered.client_secret as string },
+    };
+  }
+
+  beforeAll(async () => {
+    db = testDb();
+    server = await startTestApi(db);
+    teamA = await newTeam(db, 'iso-a');
+    teamB = await newTeam(db, 'iso-b');
+    const apiA = apiClient(server.baseUrl, teamA);
+    a.email = `shared-${Date.now()}@example.test`;
+    a.contactId = (
+      await apiA.post('/contacts', { name: 'Alice A', email: a.email }, { 'idempotency-key': 'same-key' })
+    ).body.id;
+    const job = await apiA.post('/jobs', { type: 'contacts.export', input: {} }, { 'idempotency-key': 'same-key' });
+    a.jobId = job.body.jobId;
+    a.mediaId = (await waitForJob(apiA, a.jobId)).result.mediaId;
+    a.apiTokenId = (await apiA.get('/api-tokens')).body.data[0].id;
+    // Deliverables: an artifact with a file, a delivery sent through the sandbox (a record and an
+    // outbox message), and one waiting for approval.
+    a.artifactId = (
+      await apiA.post('/artifacts', {
+        title: 'A contract',
+        type: 'agreement',
+        media: [a.mediaId],
+        contactId: a.contactId,
+        status: 'ready',
+      })
+    ).body.id;
+    await apiA.call('PUT', `/agents/${teamA.agentId}/integrations/email`, { provider: 'sandbox' });
+    const sent = await apiA.post('/artifacts/deliver', {
+      artifactIds: [a.artifactId],
+      message: 'For A only',
+      integration: 'email',
+    });
+    a.executionId = sent.body.executionId;
+    a.deliveryId = sent.body.deliveries[0].id;
+    a.outboxId = sent.body.deliveries[0].providerMessageId;
+    // Campaigns: a segment, a draft campaign, and one sent to completion (recipients, stats), while the agent is in auto mode.
+    await apiA.call('PATCH', `/contacts/${a.contactId}`, { marketingConsent: 'granted', properties: { tier: 'gold' } });
+    a.segmentId = (
+      await apiA.post('/segments', { name: 'A only', groups: [{ conditions: [{ type: 'prop', value: 'tier:gold' }] }] })
+    ).body.id;
+    a.campaignId = (
+      await apiA.post('/campaigns', { name: 'A draft', channel: 'email', content: 'Hi', segmentId: a.segmentId })
+    ).body.id;
+    a.sentCampaignId = (
+      await apiA.post('/campaigns', { name: 'A sent', channel: 'email', content: 'Hi', contactIds: [a.contactId] })
+    ).body.id;
+    await apiA.post(`/campaigns/${a.sentCampaignId}/send`, {});
+    for (let i = 0; i < 100 && (await apiA.get(`/campaigns/${a.sentCampaignId}`)).body.status === 'sending'; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    await apiA.call('PATCH', `/agents/${teamA.agentId}`, { mode: 'manual' });
+    a.pendingExecutionId = (
+      await apiA.post('/artifacts/deliver', { artifactIds: [a.artifactId], message: 'Pending', integration: 'email' })
+    ).body.executionId;
+    // MCP: A installed an app and spent credits.
+    await apiA.call('PUT', '/apps/campaigns');
+    await db('credit_usage').insert({
+      team_id: teamA.teamId,
+      cycle_start: new Date().toISOString().slice(0, 8) + '01',
+      used: 7,
+      calls: 4,
+    });
+    await apiA.call('PUT', `/agents/${teamA.agentId}/secrets/A_KEY`, { value: 'a-secret' });
+    ({ token: a.oauthToken, client: a.client } = await teamClientToken(teamA));
+    ({ token: b.oauthToken, client: b.client } = await teamClientToken(teamB));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await db?.destroy();
+  });
+
+  interface Row {
+    endpoint: string;
+    method: string;
+    /** The operation as the description document names it, e.g. `GET /artifacts/{artifactId}`. */
+    operation: string;
+    path: () => string;
+    body?: () => unknown;
+    form?: () => FormData;
+    /** What team B must get for the A-owned thing the row touches, with B's own slug. */
+    check: (status: number, body: any) => void;
+  }
+  const notFound = (status: number, body: any) => {
+    expect(status).toBe(404);
+    expect(body.error.code).toBe('not_found');
+  };
+  const excludes = (field: string, value: () => string) => (status: number, body: any) => {
+    expect(status).toBe(200);
+    expect(body.data.map((x: any) => x[field])).not.toContain(value());
+  };
+  const rule = (code: string) => (status: number, body: any) => {
+    expect(status).toBe(422);
+    expect(body.error.code).toBe(code);
+  };
+  const rows: Row[] = [
+    {
+      endpoint: 'GET /agents',
+      method: 'GET',
+      operation: 'GET /agents',
+      path: () => '/agents',
+      check: excludes('uuid', () => teamA.agentId),
+    },
+    {
+      endpoint: 'PATCH /agents/{id}',
+      method: 'PATCH',
+      operation: 'PATCH /agents/{agentId}',
+      path: () => `/agents/${teamA.agentId}`,
+      body: () => ({ mode: 'auto' }),
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /agents/{id}/integrations',
+      method: 'GET',
+      operation: 'GET /agents/{agentId}/integrations',
+      path: () => `/agents/${teamA.agentId}/integrations`,
+      check: notFound,
+    },
+    {
+      endpoint: 'PUT /agents/{id}/integrations/email',
+      method: 'PUT',
+      operation: 'PUT /agents/{agentId}/integrations/{channel}',
+      path: () => `/agents/${teamA.agentId}/integrations/email`,
+      body: () => ({ provider: 'sandbox' }),
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /agents/{id}/secrets',
+      method: 'GET',
+      operation: 'GET /agents/{agentId}/secrets',
+      path: () => `/agents/${teamA.agentId}/secrets`,
+      check: notFound,
+    },
+    {
+      endpoint: 'PUT /agents/{id}/secrets/{key}',
+      method: 'PUT',
+      operation: 'PUT /agents/{agentId}/secrets/{key}',
+      path: () => `/agents/${teamA.agentId}/secrets/A_KEY`,
+      body: () => ({ value: 'b' }),
+      check: notFound,
+    },
+    {
+      endpoint: 'DELETE /agents/{id}/secrets/{key}',
+      method: 'DELETE',
+      operation: 'DELETE /agents/{agentId}/secrets/{key}',
+      path: () => `/agents/${teamA.agentId}/secrets/A_KEY`,
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /team',
+      method: 'GET',
+      operation: 'GET /team',
+      path: () => '/team',
+      check: (s, body) => {
+        expect(s).toBe(200);
+        expect(body.slug).toBe(teamB.slug);
+      },
+    },
+    {
+      endpoint: 'PATCH /team',
+      method: 'PATCH',
+      operation: 'PATCH /team',
+      path: () => '/team',
+      body: () => ({ description: 'B' }),
+      check: (s, body) => {
+        expect(s).toBe(200);
+        expect(body.slug).toBe(teamB.slug);
+      },
+    },
+    {
+      endpoint: 'GET /apps',
+      method: 'GET',
+      operation: 'GET /apps',
+      path: () => '/apps',
+      check: (s, body) => {
+        expect(s).toBe(200);
+        expect(body.data.find((x: any) => x.slug === 'campaigns').installed).toBe(false);
+      },
+    },
+    {
+      endpoint: 'PUT /apps/{slug}',
+      method: 'PUT',
+      operation: 'PUT /apps/{appSlug}',
+      path: () => '/apps/contacts',
+      check: (s, body) => {
+        expect(s).toBe(200);
+        expect(body).toMatchObject({ slug: 'contacts', installed: true });
+      },
+    },
+    {
+      endpoint: 'DELETE /apps/{slug} (A installed it)',
+      method: 'DELETE',
+      operation: 'DELETE /apps/{appSlug}',
+      path: () => '/apps/campaigns',
+      check: (s, body) => {
+        expect(s).toBe(200);
+        expect(body.installed).toBe(false);
+      },
+    },
+    {
+      endpoint: 'GET /credits',
+      method: 'GET',
+      operation: 'GET /credits',
+      path: () => '/credits',
+      check: (s, body) => {
+        expect(s).toBe(200);
+        expect(body).toMatchObject({ used: 0, calls: 0 });
+      },
+    },
+    {
+      endpoint: 'GET /contacts',
+      method: 'GET',
+      operation: 'GET /contacts',
+      path: () => '/contacts?limit=100',
+      check: excludes('id', () => a.contactId),
+    },
+    {
+      endpoint: 'GET /contacts/{id}',
+      method: 'GET',
+      operation: 'GET /contacts/{contactId}',
+      path: () => `/contacts/${a.contactId}`,
+      check: notFound,
+    },
+    {
+      endpoint: "POST /contacts (A's email and idempotency key)",
+      method: 'POST',
+      operation: 'POST /contacts',
+      path: () => '/contacts',
+      body: () => ({ name: 'Alice A', email: a.email }),
+      check: (s, body) => {
+        expect(s).toBe(201);
+        expect(body.id).not.toBe(a.contactId);
+      },
+    },
+    {
+      endpoint: 'GET /jobs',
+      method: 'GET',
+      operation: 'GET /jobs',
+      path: () => '/jobs?limit=100',
+      check: excludes('jobId', () => a.jobId),
+    },
+    {
+      endpoint: 'GET /jobs/{id}',
+      method: 'GET',
+      operation: 'GET /jobs/{jobId}',
+      path: () => `/jobs/${a.jobId}`,
+      check: notFound,
+    },
+    {
+      endpoint: "POST /jobs (A's idempotency key)",
+      method: 'POST',
+      operation: 'POST /jobs',
+      path: () => '/jobs',
+      body: () => ({ type: 'contacts.export', input: {} }),
+      check: (s, body) => {
+        expect(s).toBe(202);
+        expect(body.jobId).not.toBe(a.jobId);
+      },
+    },
+    {
+      endpoint: 'GET /media',
+      method: 'GET',
+      operation: 'GET /media',
+      path: () => '/media?limit=100',
+      check: excludes('id', () => a.mediaId),
+    },
+    {
+      endpoint: 'POST /media',
+      method: 'POST',
+      operation: 'POST /media',
+      path: () => '/media',
+      form: () => {
+        const f = new FormData();
+        f.append('file', new Blob(['b'], { type: 'text/plain' }), 'b.txt');
+        return f;
+      },
+      check: (s, body) => {
+        expect(s).toBe(201);
+        expect(body.id).not.toBe(a.mediaId);
+      },
+    },
+    {
+      endpoint: 'GET /media/{id}/content',
+      method: 'GET',
+      operation: 'GET /media/{mediaId}/content',
+      path: () => `/media/${a.mediaId}/content`,
+      check: notFound,
+    },
+    {
+      endpoint: 'DELETE /media/{id}',
+      method: 'DELETE',
+      operation: 'DELETE /media/{mediaId}',
+      path: () => `/media/${a.mediaId}`,
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /artifacts',
+      method: 'GET',
+      operation: 'GET /artifacts',
+      path: () => `/artifacts?ids=${a.artifactId}`,
+      check: excludes('id', () => a.artifactId),
+    },
+    {
+      endpoint: "POST /artifacts (A's file and contact)",
+      method: 'POST',
+      operation: 'POST /artifacts',
+      path: () => '/artifacts',
+      body: () => ({ title: 'x', media: [a.mediaId] }),
+      check: rule('unknown_media'),
+    },
+    {
+      endpoint: 'GET /artifacts/{id}',
+      method: 'GET',
+      operation: 'GET /artifacts/{artifactId}',
+      path: () => `/artifacts/${a.artifactId}`,
+      check: notFound,
+    },
+    {
+      endpoint: 'PATCH /artifacts/{id}',
+      method: 'PATCH',
+      operation: 'PATCH /artifacts/{artifactId}',
+      path: () => `/artifacts/${a.artifactId}`,
+      body: () => ({ title: 'mine' }),
+      check: notFound,
+    },
+    {
+      endpoint: 'DELETE /artifacts/{id}',
+      method: 'DELETE',
+      operation: 'DELETE /artifacts/{artifactId}',
+      path: () => `/artifacts/${a.artifactId}`,
+      check: notFound,
+    },
+    {
+      endpoint: "POST /artifacts/deliver (A's artifact)",
+      method: 'POST',
+      operation: 'POST /artifacts/deliver',
+      path: () => '/artifacts/deliver',
+      body: () => ({ artifactIds: [a.artifactId], message: 'x', integration: 'email' }),
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /warp-executions',
+      method: 'GET',
+      operation: 'GET /warp-executions',
+      path: () => '/warp-executions?status=pending_approval&limit=100',
+      check: excludes('id', () => a.pendingExecutionId),
+    },
+    {
+      endpoint: 'GET /warp-executions/{id}',
+      method: 'GET',
+      operation: 'GET /warp-executions/{executionId}',
+      path: () => `/warp-executions/${a.executionId}`,
+      check: notFound,
+    },
+    {
+      endpoint: 'POST /warp-executions/{id}/approve',
+      method: 'POST',
+      operation: 'POST /warp-executions/{executionId}/approve',
+      path: () => `/warp-executions/${a.pendingExecutionId}/approve`,
+      body: () => ({}),
+      check: notFound,
+    },
+    {
+      endpoint: 'POST /warp-executions/{id}/decline',
+      method: 'POST',
+      operation: 'POST /warp-executions/{executionId}/decline',
+      path: () => `/warp-executions/${a.pendingExecutionId}/decline`,
+      body: () => ({}),
+      check: notFound,
+    },
+    {
+      endpoint: 'POST /warp-executions/{id}/approval-link',
+      method: 'POST',
+      operation: 'POST /warp-executions/{executionId}/approval-link',
+      path: () => `/warp-executions/${a.pendingExecutionId}/approval-link`,
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /deliveries',
+      method: 'GET',
+      operation: 'GET /deliveries',
+      path: () => `/deliveries?executionId=${a.executionId}`,
+      check: excludes('id', () => a.deliveryId),
+    },
+    {
+      endpoint: 'GET /outbox',
+      method: 'GET',
+      operation: 'GET /outbox',
+      path: () => '/outbox?limit=100',
+      check: excludes('id', () => a.outboxId),
+    },
+    {
+      endpoint: 'PATCH /contacts/{id}',
+      method: 'PATCH',
+      operation: 'PATCH /contacts/{contactId}',
+      path: () => `/contacts/${a.contactId}`,
+      body: () => ({ name: 'mine' }),
+      check: notFound,
+    },
+    {
+      endpoint: 'POST /contacts/{id}/orders',
+      method: 'POST',
+      operation: 'POST /contacts/{contactId}/orders',
+      path: () => `/contacts/${a.contactId}/orders`,
+      body: () => ({ amount: 1 }),
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /segments',
+      method: 'GET',
+      operation: 'GET /segments',
+      path: () => '/segments?limit=100',
+      check: excludes('id', () => a.segmentId),
+    },
+    {
+      endpoint: "POST /segments (A's property)",
+      method: 'POST',
+      operation: 'POST /segments',
+      path: () => '/segments',
+      body: () => ({ name: 'x', groups: [{ conditions: [{ type: 'prop', value: 'tier:gold' }] }] }),
+      check: rule('unknown_property'),
+    },
+    {
+      endpoint: 'GET /segments/{id}',
+      method: 'GET',
+      operation: 'GET /segments/{segmentId}',
+      path: () => `/segments/${a.segmentId}`,
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /segments/{id}/contacts',
+      method: 'GET',
+      operation: 'GET /segments/{segmentId}/contacts',
+      path: () => `/segments/${a.segmentId}/contacts`,
+      check: notFound,
+    },
+    {
+      endpoint: 'DELETE /segments/{id}',
+      method: 'DELETE',
+      operation: 'DELETE /segments/{segmentId}',
+      path: () => `/segments/${a.segmentId}`,
+      check: notFound,
+    },
+    {
+      endpoint: "POST /campaigns/audience-preview (A's segment)",
+      method: 'POST',
+      operation: 'POST /campaigns/audience-preview',
+      path: () => '/campaigns/audience-preview',
+      body: () => ({ channel: 'email', segmentId: a.segmentId }),
+      check: rule('unknown_segment'),
+    },
+    {
+      endpoint: 'GET /campaigns',
+      method: 'GET',
+      operation: 'GET /campaigns',
+      path: () => '/campaigns?limit=100',
+      check: excludes('id', () => a.campaignId),
+    },
+    {
+      endpoint: "POST /campaigns (A's contact)",
+      method: 'POST',
+      operation: 'POST /campaigns',
+      path: () => '/campaigns',
+      body: () => ({ name: 'x', channel: 'email', content: 'x', contactIds: [a.contactId] }),
+      check: rule('unknown_contact'),
+    },
+    {
+      endpoint: 'GET /campaigns/{id}',
+      method: 'GET',
+      operation: 'GET /campaigns/{campaignId}',
+      path: () => `/campaigns/${a.campaignId}`,
+      check: notFound,
+    },
+    {
+      endpoint: 'PATCH /campaigns/{id}',
+      method: 'PATCH',
+      operation: 'PATCH /campaigns/{campaignId}',
+      path: () => `/campaigns/${a.campaignId}`,
+      body: () => ({ name: 'x' }),
+      check: notFound,
+    },
+    {
+      endpoint: 'DELETE /campaigns/{id}',
+      method: 'DELETE',
+      operation: 'DELETE /campaigns/{campaignId}',
+      path: () => `/campaigns/${a.campaignId}`,
+      check: notFound,
+    },
+    ...(
+      ['send', 'cancel-schedule', 'cancel-send', 'archive', 'unarchive', 'whatsapp/submit', 'whatsapp/refresh'] as const
+    ).map((action): Row => ({
+      endpoint: `POST /campaigns/{id}/${action}`,
+      method: 'POST',
+      operation: `POST /campaigns/{campaignId}/${action}`,
+      path: () => `/campaigns/${a.campaignId}/${action}`,
+      check: notFound,
+    })),
+    {
+      endpoint: 'POST /campaigns/{id}/retry',
+      method: 'POST',
+      operation: 'POST /campaigns/{campaignId}/retry',
+      path: () => `/campaigns/${a.sentCampaignId}/retry`,
+      body: () => ({}),
+      check: notFound,
+    },
+    {
+      endpoint: 'POST /campaigns/{id}/send-test',
+      method: 'POST',
+      operation: 'POST /campaigns/{campaignId}/send-test',
+      path: () => `/campaigns/${a.sentCampaignId}/send-test`,
+      body: () => ({ contactId: a.contactId }),
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /campaigns/{id}/recipients',
+      method: 'GET',
+      operation: 'GET /campaigns/{campaignId}/recipients',
+      path: () => `/campaigns/${a.sentCampaignId}/recipients`,
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /campaigns/{id}/cards',
+      method: 'GET',
+      operation: 'GET /campaigns/{campaignId}/cards',
+      path: () => `/campaigns/${a.sentCampaignId}/cards`,
+      check: notFound,
+    },
+    {
+      endpoint: 'POST /campaigns/{id}/cards',
+      method: 'POST',
+      operation: 'POST /campaigns/{campaignId}/cards',
+      path: () => `/campaigns/${a.sentCampaignId}/cards`,
+      body: () => ({ approve: 'all' }),
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /campaigns/{id}/stats',
+      method: 'GET',
+      operation: 'GET /campaigns/{campaignId}/stats',
+      path: () => `/campaigns/${a.sentCampaignId}/stats`,
+      check: notFound,
+    },
+  ];
+
+  const credentials = [
+    ["B's API token", () => teamB.token],
+    ["B's OAuth token", () => b.oauthToken],
+  ] as const;
+
+  const call = async (token: string, slug: string, row: Row) => {
+    const res = await fetch(`${server.baseUrl}${row.path()}`, {
+      method: row.method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'x-team-slug': slug,
+        'idempotency-key': 'same-key',
+        ...(row.body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: row.form ? row.form() : row.body ? JSON.stringify(row.body()) : undefined,
+    });
+    const text = await res.text();
+    return {
+      status: res.status,
+      body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text,
+    };
+  };
+
+  describe.each(credentials)('%s', (_name, token) => {
+    it.each(rows.map((row) => [row.endpoint, row] as const))(
+      '%s with its own slug sees nothing of team A',
+      async (_endpoint, row) => {
+        const { status, body } = await call(token(), teamB.slug, row);
+        row.check(status, body);
+      },
+    );
+
+    it.each(rows.map((row) => [row.endpoint, row] as const))(
+      "%s with team A's slug → 403 forbidden",
+      async (_endpoint, row) => {
+        const { status, body } = await call(token(), teamA.slug, row);
+        expect(status).toBe(403);
+        expect(body.error.code).toBe('forbidden');
+      },
+    );
+  });
+
+  it('the rows cover every team endpoint the API has', async () => {
+    const spec = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as any;
+    const teamOperations = Object.entries(
+      spec.paths as Record<string, Record<string, { parameters?: { name: string }[] }>>,
+    ).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.parameters?.some((p) => p.name.toLowerCase() === 'x-team-slug'))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    const covered = rows.map((r) => r.operation);
+    expect(teamOperations.length).toBeGreaterThanOrEqual(rows.length);
+    for (const operation of teamOperations) expect(covered).toContain(operation);
+  });
+
+  it("what B did to its own team and apps left A's apps, secrets and credits as they were", async () => {
+    const apiA = apiClient(server.baseUrl, teamA);
+    expect((await apiA.get('/apps')).body.data.find((x: any) => x.slug === 'campaigns').installed).toBe(true);
+    expect((await apiA.get(`/agents/${teamA.agentId}/secrets`)).body.data.map((x: any) => x.key)).toEqual(['A_KEY']);
+    expect((await apiA.get('/credits')).body).toMatchObject({ used: 7, calls: 4 });
+    expect((await apiA.get('/team')).body).toMatchObject({ slug: teamA.slug, description: null });
+  });
+
+  it("API tokens: B lists only its own, and cannot revoke A's (404; A's token keeps working)", async () => {
+    const listed = await apiClient(server.baseUrl, teamB).get('/api-tokens');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((t: { id: string }) => t.id)).not.toContain(a.apiTokenId);
+    const revoke = await apiClient(server.baseUrl, teamB).call('DELETE', `/api-tokens/${a.apiTokenId}`);
+    expect(revoke.status).toBe(404);
+    expect((await apiClient(server.baseUrl, teamA).get('/agents')).status).toBe(200);
+  });
+
+  it("team A's things are intact after all of B's attempts", async () => {
+    const apiA = apiClient(server.baseUrl, teamA);
+    expect((await apiA.get(`/artifacts/${a.artifactId}`)).body).toMatchObject({
+      title: 'A contract',
+      media: [{ id: a.mediaId }],
+    });
+    expect((await apiA.get(`/warp-executions/${a.pendingExecutionId}`)).body.status).toBe('pending_approval');
+    expect((await apiA.get(`/agents/${teamA.agentId}/integrations`)).body.data[0].provider).toBe('sandbox');
+    expect((await apiA.get(`/campaigns/${a.campaignId}`)).body).toMatchObject({ name: 'A draft', status: 'draft' });
+    expect((await apiA.get(`/campaigns/${a.sentCampaignId}`)).body).toMatchObject({
+      status: 'completed',
+      sentCount: 1,
+    });
+    expect((await apiA.get(`/segments/${a.segmentId}/contacts`)).body.data.map((c: any) => c.id)).toEqual([
+      a.contactId,
+    ]);
+  });
+
+  it("OAuth: B's client learns nothing of A's token by introspection and cannot revoke it", async () => {
+    const basicB = `Basic ${Buffer.from(`${b.client.id}:${b.client.secret}`).toString('base64')}`;
+    const introspection = await fetch(`${server.url}/mcp/introspect`, {
+      method: 'POST',
+      headers: { authorization: basicB },
+      body: new URLSearchParams({ token: a.oauthToken }),
+    });
+    expect((await introspection.json()) as any).toEqual({ active: false });
+    const revoke = await fetch(`${server.url}/oauth/token/revoke`, {
+      method: 'POST',
+      headers: { authorization: basicB },
+      body: new URLSearchParams({ token: a.oauthToken }),
+    });
+    expect(revoke.status).toBe(200);
+    const stillWorks = await fetch(`${server.baseUrl}/agents`, {
+      headers: { authorization: `Bearer ${a.oauthToken}`, 'x-team-slug': teamA.slug },
+    });
+    expect(stillWorks.status).toBe(200);
+  });
+});

@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from '@temporalio/worker';
+
+/**
+ * Replays saved histories of every workflow against today's workflow code. A change that would
+ * break running workflows (non-determinism) fails here. Refresh the histories on purpose with
+ * `RECORD_HISTORIES=1 npx jest test/workflows` after a deliberate, versioned change.
+ */
+describe('workflow determinism (replay)', () => {
+  const dir = path.join(__dirname, 'replay', 'histories');
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+
+  it('has saved histories for each kind of job run, each way a delivery or another approval ends, and campaign runs', () => {
+    expect(files).toEqual([
+      'campaign-schedule-cancelled.json',
+      'campaign-send.json',
+      'contacts-export.json',
+      'contacts-import-cancelled.json',
+      'contacts-import.json',
+      'delivery-auto.json',
+      'delivery-declined.json',
+      'delivery-expired.json',
+      'delivery-manual-approved.json',
+      'knowledge-ingest.json',
+      'warp-approved.json',
+      'warp-declined.json',
+      'warp-expired.json',
+    ]);
+  });
+
+  it('replays every saved history without a determinism error', async () => {
+    const histories = files.map((file) => ({
+      workflowId: path.basename(file, '.json'),
+      // The worker converts the JSON (as the UI and CLI export it) itself.
+      history: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')),
+    }));
+    const failures: string[] = [];
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! } },
+      histories,
+    )) {
+      if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});

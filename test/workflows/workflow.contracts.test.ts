@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { campaignWorkflowName } from '../../workflows/contracts/campaign';
+import { deliveryWorkflowName } from '../../workflows/contracts/delivery';
+import { jobWorkflowName } from '../../workflows/contracts/job';
+import { warpExecutionWorkflowName } from '../../workflows/contracts/warpExecution';
+import { whatsappTemplateWorkflowName } from '../../workflows/contracts/whatsappTemplate';
+
+/**
+ * The layering of services/, workflows/ and activities/: no import circle (type imports count,
+ * as madge counts them), workflows see only their contracts, and contracts see nothing of the
+ * code around them. The same check by hand:
+ * `npx -y madge --circular --extensions ts --ts-config tsconfig.json services workflows activities`.
+ */
+const root = path.resolve(__dirname, '../..');
+const layers = ['services', 'workflows', 'activities'];
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/** Every module a file imports or re-exports (`import type` included), relative ones resolved to files. */
+function importsOf(file: string): string[] {
+  const { importedFiles } = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
+  return importedFiles.map(({ fileName }) => {
+    if (!fileName.startsWith('.')) return fileName;
+    const base = path.resolve(path.dirname(file), fileName);
+    return [`${base}.ts`, path.join(base, 'index.ts')].find((candidate) => fs.existsSync(candidate)) ?? base;
+  });
+}
+
+const files = layers.flatMap((layer) => sourceFiles(path.join(root, layer)));
+const graph = new Map(files.map((file) => [file, importsOf(file).filter((target) => files.includes(target))]));
+const rel = (file: string) => path.relative(root, file);
+
+function circles(): string[] {
+  const found: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') found.push([...stack.slice(stack.indexOf(next)), next].map(rel).join(' > '));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return found;
+}
+
+describe('workflow contracts and layering', () => {
+  it('has no import circle between services/, workflows/ and activities/', () => {
+    expect(files.length).toBeGreaterThan(40);
+    expect(circles()).toEqual([]);
+  });
+
+  it('workflows import only their contracts, their own helpers and @temporalio/workflow', () => {
+    const outside = files
+      .filter((f) => rel(f).startsWith('workflows/'))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter(
+            (target) =>
+              !(target === '@temporalio/workflow' || target === 'zod' || rel(target).startsWith('workflows/')),
+          )
+          .map((t) => `${rel(file)} → ${t}`),
+      );
+    expect(outside).toEqual([]);
+  });
+
+  it('contracts import only @temporalio/*, zod and other contracts', () => {
+    const outside = files
+      .filter((f) => rel(f).startsWith('workflows/contracts/'))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter(
+            (target) =>
+              !(
+                target.startsWith('@temporalio/') ||
+                target === 'zod' ||
+                rel(target).startsWith('workflows/contracts/')
+              ),
+          )
+          .map((t) => `${rel(file)} → ${t}`),
+      );
+    expect(outside).toEqual([]);
+  });
+
+  it('each contract names a workflow the worker registers', () => {
+    const registered = [
+      ...fs.readFileSync(path.join(root, 'workflows', 'index.ts'), 'utf8').matchAll(/export \{ (\w+) \} from/g),
+    ]
+      .map((m) => m[1])
+      .sort();
+    expect(
+      [
+        jobWorkflowName,
+        deliveryWorkflowName,
+        campaignWorkflowName,
+        whatsappTemplateWorkflowName,
+        warpExecutionWorkflowName,
+      ].sort(),
+    ).toEqual(registered);
+  });
+});

@@ -1,0 +1,60 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+/** The contract of `campaign-<id>-run-<n>`: one send or retry of a campaign. */
+
+export const campaignWorkflowName = 'campaignWorkflow';
+
+export interface CampaignRunArgs {
+  campaignId: string;
+  teamId: string;
+  run: number;
+  /** A future send time (the API decided it is in the future); null: now. */
+  scheduledAt: string | null;
+  /** A retry run dispatches the recipients the API reset; it takes no new snapshot. */
+  retry: boolean;
+  batchSize: number;
+  /** Set when the run continues as new: the schedule and the snapshot are behind it. */
+  dispatching?: boolean;
+  dispatched?: number;
+  /** Events before continuing as new (default: the one limit in workflows/continueAsNew.ts; tests make it small). */
+  continueAfterEvents?: number;
+}
+
+/**
+ * What `snapshotAudience` answers when the campaign row names another run (or is no longer being
+ * sent): this run's start timed out, the request put the campaign back, and the run must not send.
+ */
+export const SUPERSEDED_RUN = -1;
+
+export interface CampaignResult {
+  status: string;
+}
+
+export type CampaignWorkflow = (args: CampaignRunArgs) => Promise<CampaignResult>;
+
+export const cancelSchedule = defineSignal('cancelSchedule');
+export const cancelSend = defineSignal('cancelSend');
+/** Approval cards were decided (the API wrote the decisions): look for approved recipients. */
+export const cardsDecided = defineSignal('cardsDecided');
+
+export interface CampaignProgress {
+  phase: 'scheduled' | 'snapshot' | 'sending' | 'awaiting_approval' | 'finishing' | 'done';
+  dispatched: number;
+}
+export const progress = defineQuery<CampaignProgress>('progress');
+
+export interface DispatchedBatch {
+  processed: number;
+  remaining: number;
+  /** Pending recipients whose approval cards are still open. */
+  awaitingApproval: number;
+}
+
+export interface CampaignActivities {
+  /** Freezes the audience into recipients (idempotent); answers how many. */
+  snapshotAudience(campaignId: string, run: number): Promise<number>;
+  dispatchBatch(input: { campaignId: string; attempt: number; batchSize: number }): Promise<DispatchedBatch>;
+  returnToDraft(campaignId: string): Promise<void>;
+  failRemaining(campaignId: string): Promise<void>;
+  finishCampaign(campaignId: string, cancelled: boolean): Promise<{ status: 'completed' | 'failed' }>;
+}

@@ -1,0 +1,80 @@
+import { defineQuery } from '@temporalio/workflow';
+import { z } from 'zod';
+import type { ErrorBody } from './errorBody';
+
+/** The contract of `job-<jobId>`: what the API starts and queries, and what the worker's activities implement. */
+
+export const jobWorkflowName = 'jobWorkflow';
+
+/** The job types the workflow runs; services/jobs/jobTypes.ts registers one schema per name. */
+export const jobTypeNames = ['contacts.import', 'contacts.export', 'knowledge.ingest'] as const;
+export type JobType = (typeof jobTypeNames)[number];
+
+export interface ImportRowError {
+  /** 0-based position of the row in the job's rows (for CSV: data rows, header excluded). */
+  index: number;
+  /** The field at fault, when one is (e.g. `email`, `marketingConsent`, `consentAt`). */
+  field?: string;
+  message: string;
+}
+
+export interface ImportSummary {
+  total: number;
+  imported: number;
+  duplicates: number;
+  failed: number;
+  errors: ImportRowError[];
+  errorsTruncated: boolean;
+}
+
+/** Arguments of `job-<jobId>`; the input itself stays in Postgres so that history stays small. */
+export interface JobWorkflowArgs {
+  jobId: string;
+  type: JobType;
+  importBatchSize: number;
+  /** History length after which an import continues as new (default: the one limit in workflows/continueAsNew.ts; tests use less). */
+  continueAfterEvents?: number;
+  /** Set when an import continues as new: where it stopped and what it counted so far. */
+  resume?: { offset: number; summary: ImportSummary };
+}
+
+export type JobResult = Record<string, unknown>;
+export type JobWorkflow = (args: JobWorkflowArgs) => Promise<JobResult>;
+
+export const jobProgressSchema = z.object({
+  phase: z.enum(['starting', 'importing', 'exporting', 'ingesting', 'finishing']),
+  completed: z.number().int(),
+  total: z.number().int().nullable(),
+});
+export type JobProgress = z.infer<typeof jobProgressSchema>;
+export const progress = defineQuery<JobProgress>('progress');
+
+/** A job's `error` is the spec's Error resource. */
+export type JobError = ErrorBody;
+
+export interface ExportResult {
+  mediaId: string;
+  filename: string;
+  contentType: string;
+  rowCount: number;
+  bytes: number;
+}
+
+export interface IngestResult {
+  documentId: string;
+  agentId: string;
+  title: string;
+  chunkCount: number;
+  charCount: number;
+}
+
+export interface JobActivities {
+  markJobRunning(jobId: string): Promise<void>;
+  completeJob(jobId: string, result: JobResult): Promise<void>;
+  failJob(jobId: string, error: JobError): Promise<void>;
+  countImportRows(jobId: string): Promise<number>;
+  /** Rows [offset, offset+limit), idempotent per row: a retried batch reports the same counts. */
+  importContactsBatch(args: { jobId: string; offset: number; limit: number }): Promise<Omit<ImportSummary, 'total'>>;
+  exportContacts(jobId: string): Promise<ExportResult>;
+  ingestKnowledge(jobId: string): Promise<IngestResult>;
+}
