@@ -180,8 +180,9 @@ export function warpExecutionsRoutes(ctx: AppContext): Route[] {
             noticePage({ title: outcome.heading, paragraphs: [outcome.sentence], kind: outcome.ok ? 'done' : 'error' }),
           );
         } catch (err) {
-          if (asPage(res)(err) === HANDLED) return;
-          if (!(err instanceof AppError && err.status === 409)) throw err;
+          // Decided meanwhile (the click raced another, or an outage hid an approval Temporal took):
+          // the person reads what happened, not an error body.
+          if (!(err instanceof AppError && err.status === 409)) return void asPage(res)(err);
           const current = (await executionForLink(ctx, row.id, single(query.expires), single(query.sig))) ?? row;
           const decided = decidedWords(current.warp === 'artifact-deliver' ? 'delivery' : 'request', {
             ...current,

@@ -288,6 +288,29 @@ describe('artifact delivery', () => {
     expect(suite.fake.byRecipient(who.email)).toHaveLength(1);
     const reuse = await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ decision: 'decline' }) });
     expect(reuse.status).toBe(409);
+    expect(reuse.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await reuse.text()).toContain('Already approved');
+  });
+
+  it('a link clicked after a person approved through the API answers a page saying it was approved', async () => {
+    await setMode('manual');
+    await resend();
+    const who = await contact();
+    const art = await readyArtifact(who.id);
+    const res = await suite.api.post('/artifacts/deliver', {
+      artifactIds: [art.id],
+      message: 'Approved elsewhere',
+      integration: 'email',
+    });
+    await waitForExecution(res.body.executionId, (e) => e.draft !== null);
+    const link = await suite.api.post(`/warp-executions/${res.body.executionId}/approval-link`);
+    expect((await suite.api.post(`/warp-executions/${res.body.executionId}/approve`, {})).status).toBe(200);
+    const late = await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ decision: 'approve' }) });
+    expect(late.status).toBe(409);
+    expect(late.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await late.text()).toContain('Already approved');
+    expect((await waitForExecution(res.body.executionId)).status).toBe('succeeded');
+    expect(suite.fake.byRecipient(who.email)).toHaveLength(1);
   });
 
   it('a provider 5xx (and a 429) is retried, then the message is delivered once', async () => {
