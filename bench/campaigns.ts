@@ -6,7 +6,9 @@ import { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
 import { resolveAudience } from '../services/campaigns/audience';
 import { previewQuery } from '../services/campaigns/audiencePreview';
-import { FakeProviderServer } from '../test/fakes/providerServer';
+import { providerDefinitions } from '../channels/providers';
+import { HTTP_CONNECTIONS_PER_INTEGRATION } from '../channels/http';
+import { startSink, type Sink, type SinkCounts } from './sink';
 
 interface CampaignBenchOptions {
   db: Db;
@@ -16,17 +18,40 @@ interface CampaignBenchOptions {
   workerPid: number;
   /** A new team on the unmetered bench plan. */
   team: (prefix: string) => Promise<{ team: string; teamId: string; agentId: string; token: string }>;
+  /** The audience of the SMTP and HTTP runs. */
   recipients: number;
+  /** Also an SMTP run at this size (0: none). */
+  largeRecipients: number;
   segmentContacts: number;
-  concurrency: number;
   log: (line: string) => void;
 }
 
 const execFileAsync = promisify(execFile);
 /** The fields the bench reads from the API's JSON answers (a campaign, a segment, an audience preview). */
 type Answer = { id: string; status: string; sentCount: number; sendable: number };
-const rssOf = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const rssOf = (pid: number) => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0; // the process has exited
+  }
+};
+/** CPU seconds (user + system) a process has used so far (Linux clock ticks of 1/100 s). */
+const cpuOf = (pid: number) => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+/** Samples a process's resident set every 250 ms; the function returned stops and gives the peak, in MiB. */
+function peakRss(pid: number): () => number {
+  let peak = rssOf(pid);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssOf(pid));
+  }, 250);
+  return () => {
+    clearInterval(timer);
+    return Math.max(peak, rssOf(pid));
+  };
+}
 
 /** Inserts `count` contacts for a team in one statement (generate_series), tagged and consenting. */
 async function seedContacts(db: Db, teamId: string, count: number, prefix: string): Promise<void> {
@@ -38,112 +63,204 @@ async function seedContacts(db: Db, teamId: string, count: number, prefix: strin
   );
 }
 
-/**
- * (d) A campaign to `recipients` contacts through the fake provider over HTTP, against a plain
- * script that makes the same provider calls with the same concurrency and the same per-recipient
- * updates, without Temporal.
- */
-export async function benchCampaigns(o: CampaignBenchOptions): Promise<string[]> {
-  const fake = await new FakeProviderServer().start();
-  const out: string[] = [];
-  try {
-    // Plain script: snapshot the recipients, then send and mark each, `concurrency` at a time.
-    const plain = await o.team('bench-plain-campaign');
-    await seedContacts(o.db, plain.teamId, o.recipients, 'ct_pl');
-    const [plainCampaign] = await o
-      .db('campaigns')
-      .insert({
-        id: `cmp_plain${Date.now()}`,
-        team_id: plain.teamId,
-        name: 'plain',
-        channel: 'email',
-        subject: 'Hi',
-        content: 'Hello',
-        status: 'sending',
-      })
-      .returning('id');
-    await o.db.raw(
-      `INSERT INTO campaign_recipients (campaign_id, contact_id, status, address) SELECT ?, id, 'pending', email FROM contacts WHERE team_id = ?`,
-      [plainCampaign.id, plain.teamId],
-    );
-    // The baseline runs as its own process, as the worker does, so neither shares an event loop with the fake provider.
-    // (Asynchronously: the fake provider answers from this process's event loop.)
-    const { stdout } = await execFileAsync(
-      process.execPath,
-      ['--import', 'tsx', path.join(__dirname, 'plainCampaign.ts')],
-      {
-        env: {
-          ...process.env,
-          DATABASE_URL: o.databaseUrl,
-          CAMPAIGN_ID: plainCampaign.id,
-          PROVIDER_URL: fake.baseUrl,
-          CONCURRENCY: String(o.concurrency),
-        },
-        encoding: 'utf8',
-        maxBuffer: 1 << 20,
-      },
-    );
-    const plainSeconds = Number(stdout.trim());
-    fake.reset();
+type Transport = 'smtp' | 'http';
 
-    // The product: POST /v1/campaigns, send, until Completed.
-    const team = await o.team('bench-campaign');
-    await seedContacts(o.db, team.teamId, o.recipients, 'ct_cp');
-    const call = (method: string, path: string, body?: unknown) =>
-      fetch(`${o.apiBaseUrl}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${team.token}`,
-          'x-team-slug': team.team,
-          'content-type': 'application/json',
-        },
-        body: body ? JSON.stringify(body) : undefined,
-      }).then((r) => r.json() as Promise<Answer>);
-    await call('PUT', `/agents/${team.agentId}/integrations/email`, {
-      provider: 'resend',
-      config: { baseUrl: fake.baseUrl },
-      secrets: { apiKey: 'k' },
-      from: 'news@bench.example',
-    });
-    const campaign = await call('POST', '/campaigns', {
-      name: 'bench',
+/** One side's delivery as the sink saw it, in a line. */
+function describeCounts(side: string, transport: Transport, c: SinkCounts, expected: number, seconds: number): string {
+  const missing = expected - c.recipients;
+  const notOnce = missing + c.recipientsMoreThanOnce;
+  const repeats =
+    transport === 'smtp'
+      ? `${c.repeats} repeats by Message-ID`
+      : `${c.repeats} requests repeating an idempotency key (answered with the first id: a provider drops them)`;
+  const unit = transport === 'smtp' ? 'messages' : 'requests';
+  return (
+    `- ${side}: ${c.messages} ${unit}, ${c.recipients} distinct recipients of ${expected}, ` +
+    `${notOnce} recipients not exactly once (${missing} missing, ${c.recipientsMoreThanOnce} more than once), ${repeats}; ` +
+    `sink CPU ${((100 * c.cpuSeconds) / seconds).toFixed(0)} % of one core`
+  );
+}
+
+/** Every recipient exactly once, and nothing sent twice (not even a repeat the provider would drop). */
+const exactlyOnce = (c: SinkCounts, expected: number) =>
+  c.messages === expected && c.recipients === expected && c.recipientsMoreThanOnce === 0 && c.repeats === 0;
+
+/**
+ * One (d) run: the baseline (bench/plainCampaign.ts) first, then ours, each to its own `recipients`
+ * contacts, both delivering to the sink (reset in between).
+ */
+async function campaignRun(o: CampaignBenchOptions, sink: Sink, transport: Transport, recipients: number) {
+  const tag = `${transport}${recipients}`;
+  // Our defaults are what is measured; the baseline gets as many connections.
+  const connections =
+    transport === 'smtp'
+      ? providerDefinitions.smtp.config.parse({ host: 'x' }).maxConnections
+      : HTTP_CONNECTIONS_PER_INTEGRATION;
+  const inFlight = 2 * connections;
+  const label = transport === 'smtp' ? 'SMTP' : 'HTTP';
+
+  // Baseline: its recipients are inserted before its process starts (its clock does not include them).
+  const plain = await o.team(`bench-plain-${tag}`);
+  await seedContacts(o.db, plain.teamId, recipients, `ct_pl${tag}_`);
+  const [plainCampaign] = await o
+    .db('campaigns')
+    .insert({
+      id: `cmp_plain${tag}_${Date.now()}`,
+      team_id: plain.teamId,
+      name: 'plain',
       channel: 'email',
       subject: 'Hi {{first}}',
       content: 'Hello {{first}}',
-      templateParams: { first: 'contact.firstName' },
-      tags: ['bench'],
-    });
-    let peakRss = rssOf(o.workerPid);
-    const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, rssOf(o.workerPid));
-    }, 250);
-    const started = performance.now();
-    await call('POST', `/campaigns/${campaign.id}/send`, {});
-    let final: Answer;
-    do {
-      await new Promise((r) => setTimeout(r, 250));
-      final = await call('GET', `/campaigns/${campaign.id}`);
-    } while (final.status === 'sending');
-    const productSeconds = (performance.now() - started) / 1000;
-    clearInterval(sampler);
-    const histories: number[] = [];
-    for await (const run of o.client.workflow.list({ query: `WorkflowId = "campaign-${campaign.id}-run-1"` })) {
-      histories.push((await o.client.workflow.getHandle(run.workflowId, run.runId).describe()).historyLength);
-    }
-    out.push(
-      `## (d) ${o.recipients.toLocaleString('en')}-recipient email campaign to the fake provider (HTTP), ${o.concurrency} sends in flight`,
-      '| path | messages/s | seconds |',
-      '|---|---|---|',
-      `| plain script (own process): same provider calls, same per-recipient updates, no Temporal | ${(o.recipients / plainSeconds).toFixed(0)} | ${plainSeconds.toFixed(1)} |`,
-      `| POST /v1/campaigns → send → Completed (workflow, batches of 500) | ${(o.recipients / productSeconds).toFixed(0)} | ${productSeconds.toFixed(1)} |`,
-      `ratio campaign / plain = **${(plainSeconds / productSeconds).toFixed(2)}** (target ≥ 0.8); campaign ${final.status}, sent ${final.sentCount}; ` +
-        `duplicates at the provider: ${fake.totalDuplicates()}; worker peak RSS ${peakRss.toFixed(0)} MiB; workflow runs ${histories.length}, history events per run: ${histories.join(', ')}`,
-    );
-    o.log(out.slice(-6).join('\n'));
+      status: 'sending',
+    })
+    .returning('id');
+  await o.db.raw(
+    `INSERT INTO campaign_recipients (campaign_id, contact_id, status, address) SELECT ?, id, 'pending', email FROM contacts WHERE team_id = ? ORDER BY seq`,
+    [plainCampaign.id, plain.teamId],
+  );
+  await o.db.raw('ANALYZE campaign_recipients');
+  await sink.reset(transport);
+  const baseline = execFileAsync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'plainCampaign.ts')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: o.databaseUrl,
+      CAMPAIGN_ID: plainCampaign.id,
+      PROVIDER: transport,
+      SMTP_PORT: String(sink.smtpPort),
+      PROVIDER_URL: sink.httpBaseUrl,
+      CONNECTIONS: String(connections),
+      IN_FLIGHT: String(inFlight),
+      CHUNK: '1000',
+    },
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  const baselineRss = peakRss(baseline.child.pid!);
+  const [plainSeconds, plainStartedAt, plainCpu] = (await baseline).stdout.trim().split(' ').map(Number);
+  const plainPeak = baselineRss();
+  const plainCounts = await sink.counts(transport);
 
+  // Ours: the API, as a user would drive it.
+  const team = await o.team(`bench-campaign-${tag}`);
+  await seedContacts(o.db, team.teamId, recipients, `ct_cp${tag}_`);
+  await o.db.raw('ANALYZE contacts');
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(`${o.apiBaseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${team.token}`,
+        'x-team-slug': team.team,
+        'content-type': 'application/json',
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    }).then(async (r) => {
+      if (!r.ok) throw new Error(`${method} ${path} answered ${r.status}: ${await r.text()}`);
+      return r.json() as Promise<Answer>;
+    });
+  await call(
+    'PUT',
+    `/agents/${team.agentId}/integrations/email`,
+    transport === 'smtp'
+      ? { provider: 'smtp', config: { host: '127.0.0.1', port: sink.smtpPort }, from: 'news@bench.example' }
+      : {
+          provider: 'resend',
+          config: { baseUrl: sink.httpBaseUrl },
+          secrets: { apiKey: 'k' },
+          from: 'news@bench.example',
+        },
+  );
+  const campaign = await call('POST', '/campaigns', {
+    name: 'bench',
+    channel: 'email',
+    subject: 'Hi {{first}}',
+    content: 'Hello {{first}}',
+    templateParams: { first: 'contact.firstName' },
+    tags: ['bench'],
+  });
+  await sink.reset(transport);
+  const workerRss = peakRss(o.workerPid);
+  const started = performance.now();
+  const startedAt = Date.now();
+  const workerCpuAtStart = cpuOf(o.workerPid);
+  await call('POST', `/campaigns/${campaign.id}/send`, {});
+  let final: Answer;
+  do {
+    await new Promise((r) => setTimeout(r, 100));
+    final = await call('GET', `/campaigns/${campaign.id}`);
+  } while (final.status === 'sending');
+  const ourSeconds = (performance.now() - started) / 1000;
+  const workerCpu = cpuOf(o.workerPid) - workerCpuAtStart;
+  const workerPeak = workerRss();
+  const ourCounts = await sink.counts(transport);
+  await sink.reset(transport); // frees what the sink holds before the next run
+  // Where our time went: the statuses' first and last write (chunks are written as they complete).
+  const [written] = (
+    await o.db.raw(
+      `SELECT extract(epoch FROM min(sent_at)) * 1000 AS first, extract(epoch FROM max(sent_at)) * 1000 AS last
+      FROM campaign_recipients WHERE campaign_id = ?`,
+      [campaign.id],
+    )
+  ).rows as { first: string | null; last: string | null }[];
+  const at = (epochMs: number | string | null, from: number) =>
+    epochMs ? ((Number(epochMs) - from) / 1000).toFixed(1) : '–';
+  const histories: number[] = [];
+  // Activity attempts beyond the first (a retried dispatch may send again what it sent before).
+  let activityRetries = 0;
+  for await (const run of o.client.workflow.list({ query: `WorkflowId = "campaign-${campaign.id}-run-1"` })) {
+    const handle = o.client.workflow.getHandle(run.workflowId, run.runId);
+    histories.push((await handle.describe()).historyLength);
+    for (const event of (await handle.fetchHistory()).events ?? [])
+      activityRetries += Math.max(0, (event.activityTaskStartedEventAttributes?.attempt ?? 1) - 1);
+  }
+
+  const sender =
+    transport === 'smtp'
+      ? `one nodemailer pool of ${connections} connections (TCP_NODELAY)`
+      : `one undici keep-alive Agent of ${connections} connections`;
+  const receiver =
+    transport === 'smtp'
+      ? 'a local SMTP sink (smtp-server, own process)'
+      : 'the fake HTTP provider (Resend-style POST /emails, own process)';
+  const pct = (cpu: number, seconds: number) => `${((100 * cpu) / seconds).toFixed(0)} %`;
+  const rate = (seconds: number) => (recipients / seconds).toFixed(0);
+  const ratio = plainSeconds / ourSeconds;
+  const lines = [
+    `## (d) ${recipients.toLocaleString('en')}-recipient email campaign over ${label} to ${receiver}; ${connections} connections each side; baseline ran first`,
+    '| path | messages/s | seconds |',
+    '|---|---|---|',
+    `| baseline: plain script (own process), ${sender}, ${inFlight} sends in flight, chunks of 1000 read by seq, one bulk UPDATE per chunk; clock from its start to its last write, recipients inserted before | ${rate(plainSeconds)} | ${plainSeconds.toFixed(1)} |`,
+    `| ours: POST /v1/campaigns/{id}/send → Completed (the audience snapshot, the workflow, our defaults) | ${rate(ourSeconds)} | ${ourSeconds.toFixed(1)} |`,
+    `ratio ours / baseline = **${ratio.toFixed(2)}** (target ≥ 0.8); every recipient exactly once: baseline ${exactlyOnce(plainCounts, recipients) ? 'yes' : 'NO'}, ours ${exactlyOnce(ourCounts, recipients) ? 'yes' : 'NO'}`,
+    describeCounts('sink, baseline', transport, plainCounts, recipients, plainSeconds),
+    describeCounts('sink, ours', transport, ourCounts, recipients, ourSeconds),
+    `- timeline, seconds from each clock's start: baseline first message at the sink ${at(plainCounts.firstAt, plainStartedAt)}, ` +
+      `last ${at(plainCounts.lastAt, plainStartedAt)}, last status written ${plainSeconds.toFixed(1)}; ours first message ${at(ourCounts.firstAt, startedAt)} ` +
+      `(after the snapshot and the workflow's start), last ${at(ourCounts.lastAt, startedAt)}; statuses written from ${at(written.first, startedAt)} ` +
+      `to ${at(written.last, startedAt)}; Completed seen ${ourSeconds.toFixed(1)}`,
+    `- CPU, % of one core over each clock: baseline process ${pct(plainCpu, plainSeconds)}, worker during our send ${pct(workerCpu, ourSeconds)}`,
+    `- ours: campaign ${final.status}, sent ${final.sentCount}; worker peak RSS ${workerPeak.toFixed(0)} MiB ` +
+      `(baseline process ${plainPeak.toFixed(0)} MiB); workflow runs ${histories.length}, history events per run: ${histories.join(', ')}; activity retries ${activityRetries}`,
+    '',
+  ];
+  o.log(lines.join('\n'));
+  return lines;
+}
+
+/**
+ * (d) A campaign sent by us against the strongest simple program that sends it (bench/plainCampaign.ts),
+ * both to the same receiver in its own process (bench/smtpSink.ts), which checks exactly-once delivery:
+ * over SMTP at `recipients` (and `largeRecipients`), and to the fake HTTP provider at `recipients`.
+ */
+export async function benchCampaigns(o: CampaignBenchOptions): Promise<string[]> {
+  const sink = await startSink();
+  const out: string[] = [];
+  try {
+    out.push(...(await campaignRun(o, sink, 'smtp', o.recipients)));
+    out.push(...(await campaignRun(o, sink, 'http', o.recipients)));
+    if (o.largeRecipients > 0) out.push(...(await campaignRun(o, sink, 'smtp', o.largeRecipients)));
     return out;
   } finally {
-    await fake.stop();
+    await sink.stop();
   }
 }
 

@@ -4,11 +4,13 @@
  *      both measure starting only);
  *  (b) submit → succeeded for a trivial job (contacts.export of an empty team) vs. a no-op workflow;
  *  (c) a 100 000-row contacts.import vs. a plain batched knex insert of the same rows.
- *  (d) a campaign to BENCH_CAMPAIGN_RECIPIENTS contacts vs. a plain script making the same provider calls;
+ *  (d) a campaign to BENCH_CAMPAIGN_RECIPIENTS contacts over SMTP and over HTTP (and over SMTP to
+ *      BENCH_CAMPAIGN_LARGE, when set) vs. the strongest simple script sending the same messages
+ *      (pooled connections, bulk status writes), both to a sink process that checks exactly-once delivery;
  *  (e) segment evaluation on BENCH_SEGMENT_CONTACTS contacts;
  *  (f) an MCP tool call vs. the same read over HTTP.
  * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
- * BENCH_CAMPAIGN_RECIPIENTS (100000; 1000000 for the large run), BENCH_SEGMENT_CONTACTS (1000000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
+ * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_SEGMENT_CONTACTS (1000000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -28,6 +30,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const JOBS = Number(process.env.BENCH_JOBS ?? 300);
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const CAMPAIGN_RECIPIENTS = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000);
+const CAMPAIGN_LARGE = Number(process.env.BENCH_CAMPAIGN_LARGE ?? 0);
 const SEGMENT_CONTACTS = Number(process.env.BENCH_SEGMENT_CONTACTS ?? 1_000_000);
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const runs = (section: string) => !ONLY || ONLY.includes(section);
@@ -312,8 +315,8 @@ async function main(): Promise<void> {
           workerPid: jobWorker.child.pid!,
           team,
           recipients: CAMPAIGN_RECIPIENTS,
+          largeRecipients: CAMPAIGN_LARGE,
           segmentContacts: SEGMENT_CONTACTS,
-          concurrency: 20,
           log,
         })),
       );
