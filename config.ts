@@ -96,11 +96,15 @@ const envSchema = z.object({
     .default(7 * 24 * 3600),
   /** How long an auto-mode deliver request waits for the send before answering 202 instead of 200. */
   DELIVERY_WAIT_SECONDS: z.coerce.number().int().min(1).max(120).default(25),
-  /** Recipients per campaign dispatch activity (each heartbeats; the workflow continues as new every few hundred). */
-  CAMPAIGN_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
-  /** Provider calls in flight per dispatch activity. */
-  CAMPAIGN_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(20),
-  /** Messages per second per provider for campaign sends, shared by every worker (JSON: provider → rate); unlisted: no limit. */
+  /**
+   * Recipients per campaign dispatch activity (at most a minute's sending; it records a chunk per
+   * statement and heartbeats). Sends in flight follow the integration's connection pool.
+   */
+  CAMPAIGN_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(10_000),
+  /**
+   * The default send rate per provider (JSON: provider → messages per second), for integrations
+   * that set no `maxPerSecond`; kept per integration across every worker. Unlisted: no limit.
+   */
   CAMPAIGN_RATE_LIMITS: z
     .string()
     .default('{}')

@@ -7,7 +7,6 @@ import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
 import { textGeneratorFor } from './services/campaigns/content';
-import { SendRate } from './services/platform/rateLimits';
 import { buildAppContext } from './services/platform/context';
 import { waitForTemporal } from './temporal/devServer';
 import { ensureSearchAttributes } from './temporal/searchAttributes';
@@ -31,8 +30,7 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
     baseUrl: config.baseUrl,
     fileLinkTtlSeconds: 30 * 24 * 3600,
     textGenerator: textGeneratorFor(config),
-    sendConcurrency: config.CAMPAIGN_SEND_CONCURRENCY,
-    sendRate: new SendRate(db, config.CAMPAIGN_RATE_LIMITS),
+    defaultRates: config.CAMPAIGN_RATE_LIMITS,
   });
   const worker = await Worker.create({
     connection,

@@ -1,44 +1,35 @@
 import { Context } from '@temporalio/activity';
-import { ProviderError } from '../channels/types';
 import type { Db } from '../db/knex';
 import type { TextGenerator } from '../services/campaigns/content';
 import { audienceQuery, resolveAudience } from '../services/campaigns/audience';
 import { CampaignRow } from '../services/campaigns/campaignRow';
+import { dispatchRecipients, DispatchPosition } from '../services/campaigns/dispatch';
+import { recountCampaign } from '../services/campaigns/recordChunk';
 import { addressColumn, skipReasonSql } from '../services/contacts/channelAddress';
-import { RENDER_COLUMNS, renderCampaignMessage } from '../services/campaigns/renderMessage';
-import { errorBody, ErrorBody } from '../services/platform/errors';
-import { integrationForSend } from '../services/agents/integrations';
-import { OutboundMessageInput, recordOutboundMessage } from '../services/deliveries/outboundMessages';
-import type { SendRate } from '../services/platform/rateLimits';
+import { errorBody } from '../services/platform/errors';
 import type { SecretBox } from '../services/platform/secretBox';
-import { unsubscribeUrl } from '../services/contacts/unsubscribe';
 import { SUPERSEDED_RUN, type CampaignActivities, type DispatchedBatch } from '../workflows/contracts/campaign';
 
 export interface CampaignActivityDeps {
   db: Db;
   secretBox: SecretBox;
   textGenerator: TextGenerator;
-  sendConcurrency: number;
   /** {base_url}, for the unsubscribe links. */
   baseUrl: string;
-  /** Per-provider send rates (CAMPAIGN_RATE_LIMITS), shared by every worker. */
-  sendRate: SendRate;
+  /** The operator's send rate per provider (CAMPAIGN_RATE_LIMITS), for integrations that name none. */
+  defaultRates: Record<string, number>;
 }
 
-const IN_ACTIVITY_RETRIES = [500, 1000, 2000];
-const CANCEL_CHECK_MS = 250;
+/** A dispatch stops taking recipients after this long, so a slow send rate still ends its activities. */
+const DISPATCH_TIME_BUDGET_MS = 60_000;
 
 export function createCampaignActivities({
   db,
   secretBox,
   textGenerator,
-  sendConcurrency,
   baseUrl,
-  sendRate,
+  defaultRates,
 }: CampaignActivityDeps) {
-  const campaignRow = async (campaignId: string): Promise<CampaignRow> =>
-    db('campaigns').where({ id: campaignId }).first();
-
   return {
     /**
      * The audience as it is now, frozen into recipients in one statement: pending, or skipped
@@ -92,155 +83,35 @@ export function createCampaignActivities({
     },
 
     /**
-     * Sends up to `batchSize` pending recipients. Each is marked once its provider answered, so a
-     * retried batch skips them; one in flight at a crash is sent again with the same key
-     * `<campaignId>:<contactId>:<attempt>`, which the provider drops.
+     * Sends up to `batchSize` pending recipients (or what a minute allows, at a slow send rate),
+     * recording them a chunk per statement and heartbeating the position recorded, so a retry
+     * resumes after the last recorded chunk.
      */
     async dispatchBatch(input: { campaignId: string; attempt: number; batchSize: number }): Promise<DispatchedBatch> {
-      const campaign = await campaignRow(input.campaignId);
-      const integration = await integrationForSend(
-        db,
-        secretBox,
-        campaign.team_id,
-        campaign.agent_id!,
-        campaign.channel,
+      const context = Context.current();
+      const resumeFrom = context.info.heartbeatDetails as DispatchPosition | undefined;
+      const stopTakingAt = Date.now() + DISPATCH_TIME_BUDGET_MS;
+      const { processed } = await dispatchRecipients(
+        { db, secretBox, textGenerator, baseUrl, defaultRates },
+        {
+          campaignId: input.campaignId,
+          limit: input.batchSize - (resumeFrom?.recorded ?? 0),
+          afterSeq: resumeFrom?.lastSeq ?? 0,
+        },
+        {
+          progress: (position) =>
+            context.heartbeat({ ...position, recorded: position.recorded + (resumeFrom?.recorded ?? 0) }),
+          stopTaking: () => Date.now() > stopTakingAt,
+        },
       );
-      const recipients = await db('campaign_recipients')
-        .join('contacts', 'contacts.id', 'campaign_recipients.contact_id')
-        .where({ 'campaign_recipients.campaign_id': input.campaignId, 'campaign_recipients.status': 'pending' })
-        .where((q) => {
-          q.whereNull('campaign_recipients.card').orWhere('campaign_recipients.card', 'approved');
-        })
-        .orderBy('campaign_recipients.seq')
-        .limit(input.batchSize)
-        .select(
-          'campaign_recipients.contact_id',
-          'campaign_recipients.attempt',
-          ...RENDER_COLUMNS.map((c) => `contacts.${c}`),
-          db.raw(`${skipReasonSql(campaign.channel)} AS skip_now`),
-          db.raw(`${addressColumn(campaign.channel)} AS address_now`),
-        );
-      const settle = (contactId: string, values: Record<string, unknown>) =>
-        db('campaign_recipients')
-          .where({ campaign_id: input.campaignId, contact_id: contactId, status: 'pending' })
-          .update(values);
-
-      let next = 0;
-      let processed = 0;
-      // Cancel send marks the campaign; checked every CANCEL_CHECK_MS, not per recipient.
-      let cancelRequested = campaign.cancel_requested_at !== null;
-      const cancelCheck = setInterval(() => {
-        db('campaigns')
-          .where({ id: input.campaignId })
-          .first('cancel_requested_at')
-          .then(
-            (row) => {
-              cancelRequested ||= Boolean(row?.cancel_requested_at);
-            },
-            () => undefined,
-          );
-      }, CANCEL_CHECK_MS);
-      const worker = async (via: NonNullable<typeof integration>) => {
-        while (next < recipients.length && !cancelRequested) {
-          const r = recipients[next++];
-          if (r.skip_now) {
-            // Opted out (or lost the address) since the snapshot: never sent.
-            await settle(r.contact_id, { status: 'skipped', skip_reason: r.skip_now });
-          } else {
-            const message = await renderCampaignMessage(
-              campaign,
-              r,
-              textGenerator,
-              unsubscribeUrl(baseUrl, secretBox, r.contact_id),
-            );
-            const idempotencyKey = `${input.campaignId}:${r.contact_id}:${r.attempt}`;
-            let result: OutboundMessageInput['result'] | undefined;
-            for (let attempt = 0; !result; attempt++) {
-              try {
-                await sendRate.take(via.provider);
-                const sent = await via.adapter.send({
-                  channel: campaign.channel,
-                  to: r.address_now,
-                  from: via.from,
-                  ...message,
-                  idempotencyKey,
-                });
-                result = { status: 'sent', providerMessageId: sent.providerMessageId };
-              } catch (err) {
-                const retryable = err instanceof ProviderError ? err.retryable : true;
-                if (retryable && attempt < IN_ACTIVITY_RETRIES.length) {
-                  await new Promise((resolve) => setTimeout(resolve, IN_ACTIVITY_RETRIES[attempt]));
-                  continue;
-                }
-                result = {
-                  status: 'failed',
-                  error: errorBody(
-                    retryable ? 'provider_unavailable' : 'provider_rejected',
-                    (err as Error).message,
-                    err instanceof ProviderError ? { providerStatus: err.status ?? null } : undefined,
-                  ),
-                };
-              }
-            }
-            const outcome =
-              result.status === 'sent'
-                ? {
-                    status: 'sent',
-                    provider_message_id: result.providerMessageId,
-                    sent_at: db.fn.now(),
-                    address: r.address_now,
-                    error: null,
-                  }
-                : { status: 'failed', address: r.address_now, error: JSON.stringify(result.error satisfies ErrorBody) };
-            // The recipient's status and its outbound message in one statement: no extra round trip per recipient.
-            await recordOutboundMessage(
-              db,
-              {
-                teamId: campaign.team_id,
-                agentId: campaign.agent_id,
-                channel: campaign.channel,
-                contactId: r.contact_id,
-                address: r.address_now,
-                provider: via.provider,
-                idempotencyKey,
-                sourceKind: 'campaign',
-                sourceId: input.campaignId,
-                result,
-              },
-              settle(r.contact_id, outcome).returning('contact_id'),
-            );
-          }
-          processed++;
-          Context.current().heartbeat(processed);
-        }
-      };
-      try {
-        if (integration) {
-          await Promise.all(
-            Array.from({ length: Math.min(sendConcurrency, recipients.length) }, () => worker(integration)),
-          );
-        } else {
-          // Nobody can be sent to without the channel's integration: the batch fails in one statement.
-          processed = await db('campaign_recipients')
-            .where({ campaign_id: input.campaignId, status: 'pending' })
-            .whereIn(
-              'contact_id',
-              recipients.map((r) => r.contact_id),
-            )
-            .update({
-              status: 'failed',
-              error: JSON.stringify(
-                errorBody('integration_inactive', `The agent has no active ${campaign.channel} integration`),
-              ),
-            });
-        }
-      } finally {
-        clearInterval(cancelCheck);
-      }
       const [{ n, open }] = await db('campaign_recipients')
         .where({ campaign_id: input.campaignId, status: 'pending' })
         .select(db.raw('count(*) AS n'), db.raw("count(*) FILTER (WHERE card = 'open') AS open"));
-      return { processed, remaining: Number(n), awaitingApproval: Number(open) };
+      return {
+        processed: processed + (resumeFrom?.recorded ?? 0),
+        remaining: Number(n),
+        awaitingApproval: Number(open),
+      };
     },
 
     /** Cancel schedule: back to Draft, the schedule cleared. */
@@ -263,23 +134,11 @@ export function createCampaignActivities({
 
     /** Counters from the recipients; Completed when nothing failed (and the send was not cancelled), else Failed. */
     async finishCampaign(campaignId: string, cancelled: boolean): Promise<{ status: 'completed' | 'failed' }> {
-      const rows: { status: string; n: string }[] = await db('campaign_recipients')
-        .where({ campaign_id: campaignId })
-        .groupBy('status')
-        .select('status', db.raw('count(*) AS n'));
-      const count = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
-      const status = cancelled || count('failed') > 0 ? 'failed' : 'completed';
+      const counts = await recountCampaign(db, campaignId);
+      const status = cancelled || counts.failed > 0 ? 'failed' : 'completed';
       await db('campaigns')
         .where({ id: campaignId })
-        .update({
-          status,
-          sent_count: count('sent'),
-          failed_count: count('failed'),
-          skipped_count: count('skipped'),
-          recipient_count: rows.reduce((s, r) => s + Number(r.n), 0),
-          finished_at: db.fn.now(),
-          updated_at: db.fn.now(),
-        });
+        .update({ status, finished_at: db.fn.now(), updated_at: db.fn.now() });
       return { status };
     },
   } satisfies CampaignActivities;

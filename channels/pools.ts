@@ -79,6 +79,7 @@ export class ProviderPools {
       inFlight: 0,
       retired: false,
       counted: {
+        concurrency: adapter.concurrency,
         send: async (message) => {
           pool.inFlight++;
           try {

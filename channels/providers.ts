@@ -3,7 +3,7 @@ import nodemailer from 'nodemailer';
 import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { newId } from '../services/platform/ids';
-import { bearer, httpPool, providerRequest } from './http';
+import { bearer, HTTP_CONNECTIONS_PER_INTEGRATION, httpPool, providerRequest } from './http';
 import { Channel, PooledProvider, ProviderError } from './types';
 
 const baseUrl = (fallback: string) =>
@@ -25,10 +25,10 @@ export const providerDefinitions = {
       host: z.string().min(1),
       port: z.number().int().min(1).max(65535).default(587),
       secure: z.boolean().default(false),
-      /** Connections the pool keeps open to the server, per worker process. */
-      maxConnections: z.number().int().min(1).max(100).default(5),
+      /** Connections the pool keeps open to the server, per worker process (a bulk send keeps them all busy). */
+      maxConnections: z.number().int().min(1).max(100).default(20),
       /** Messages sent over one connection before it is replaced (servers cap a session). */
-      maxMessages: z.number().int().min(1).max(100_000).default(100),
+      maxMessages: z.number().int().min(1).max(100_000).default(1000),
     }),
     secrets: z.strictObject({ username: z.string().optional(), password: z.string().optional() }),
   },
@@ -69,6 +69,8 @@ type Secrets<P extends ProviderName> = z.infer<(typeof providerDefinitions)[P]['
 /** Records the message in the team's outbox (GET /v1/outbox): everything works offline. */
 function sandbox(db: Db, teamId: string): PooledProvider {
   return {
+    // One insert per message on the caller's database pool: a few at a time.
+    concurrency: 10,
     close: async () => undefined,
     async send(message) {
       const [row] = await db('outbox')
@@ -106,6 +108,8 @@ function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider 
     socketTimeout: 15_000,
   });
   return {
+    // One message on each connection and one queued behind it, so no connection waits for the next.
+    concurrency: config.maxConnections * 2,
     close: async () => transport.close(),
     async send(message) {
       // SMTP has no idempotency header; a stable Message-ID lets the receiving side drop a repeat.
@@ -134,6 +138,7 @@ function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider 
 function resend(config: Config<'resend'>, secrets: Secrets<'resend'>): PooledProvider {
   const pool = httpPool();
   return {
+    concurrency: HTTP_CONNECTIONS_PER_INTEGRATION,
     close: () => pool.close(),
     async send(message) {
       const body = await providerRequest<{ id: string }>('resend', `${config.baseUrl}/emails`, {
@@ -156,6 +161,7 @@ function resend(config: Config<'resend'>, secrets: Secrets<'resend'>): PooledPro
 function twilio(config: Config<'twilio'>, secrets: Secrets<'twilio'>): PooledProvider {
   const pool = httpPool();
   return {
+    concurrency: HTTP_CONNECTIONS_PER_INTEGRATION,
     close: () => pool.close(),
     async send(message) {
       const body = await providerRequest<{ sid: string }>(
@@ -178,6 +184,7 @@ function twilio(config: Config<'twilio'>, secrets: Secrets<'twilio'>): PooledPro
 function whatsappCloud(config: Config<'whatsapp_cloud'>, secrets: Secrets<'whatsapp_cloud'>): PooledProvider {
   const pool = httpPool();
   return {
+    concurrency: HTTP_CONNECTIONS_PER_INTEGRATION,
     close: () => pool.close(),
     async send(message) {
       const body = await providerRequest<{ messages: { id: string }[] }>(
@@ -203,6 +210,7 @@ function whatsappCloud(config: Config<'whatsapp_cloud'>, secrets: Secrets<'whats
 function fcm(config: Config<'fcm'>, secrets: Secrets<'fcm'>): PooledProvider {
   const pool = httpPool();
   return {
+    concurrency: HTTP_CONNECTIONS_PER_INTEGRATION,
     close: () => pool.close(),
     async send(message) {
       const body = await providerRequest<{ name: string }>(

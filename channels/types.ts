@@ -36,6 +36,8 @@ export class ProviderError extends Error {
 
 export interface ChannelProvider {
   send(message: OutboundMessage): Promise<SendResult>;
+  /** Sends in flight that keep every pooled connection busy: what a bulk send runs at, no fewer. */
+  readonly concurrency: number;
 }
 
 /** An adapter that keeps connections open between sends (an SMTP pool, an HTTP keep-alive agent). */

@@ -8,6 +8,7 @@ import * as campaigns from './006_campaigns';
 import * as mcp from './007_mcp';
 import * as outboundMessages from './008_outbound_messages';
 import * as consentAndOperators from './009_consent_and_operators';
+import * as sendRates from './010_send_rates';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -23,6 +24,7 @@ const migrations: Record<string, Knex.Migration> = {
   '007_mcp': mcp,
   '008_outbound_messages': outboundMessages,
   '009_consent_and_operators': consentAndOperators,
+  '010_send_rates': sendRates,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -16,6 +16,11 @@ export const integrationInputSchema = z.strictObject({
   secrets: z.record(z.string(), z.string()).optional(),
   /** The sender: an email address, or a phone number for SMS and WhatsApp. */
   from: z.string().trim().min(1).max(300).nullable().optional(),
+  /**
+   * The provider's published send limit for this account (messages per second), kept exactly across
+   * every worker by bulk sends. Null or omitted: the operator's CAMPAIGN_RATE_LIMITS for the provider, else none.
+   */
+  maxPerSecond: z.number().positive().max(100_000).nullable().optional(),
   active: z.boolean().default(true),
 });
 export type IntegrationInput = z.infer<typeof integrationInputSchema>;
@@ -26,6 +31,7 @@ export const integrationSchema = z.object({
   provider: providerNameSchema,
   config: z.record(z.string(), z.unknown()),
   from: z.string().nullable(),
+  maxPerSecond: z.number().nullable(),
   active: z.boolean(),
   /** Which credentials are stored (their names only). */
   secretsSet: z.array(z.string()),
@@ -41,6 +47,7 @@ interface IntegrationRow {
   config: Record<string, unknown>;
   secrets_encrypted: string | null;
   from_address: string | null;
+  max_per_second: number | null;
   active: boolean;
   updated_at: Date;
 }
@@ -53,6 +60,7 @@ function present(row: IntegrationRow, box: SecretBox): IntegrationJson {
     provider: row.provider,
     config: row.config,
     from: row.from_address,
+    maxPerSecond: row.max_per_second,
     active: row.active,
     secretsSet: Object.keys(secrets).sort(),
     updatedAt: row.updated_at.toISOString(),
@@ -143,6 +151,7 @@ export async function setIntegration(
     config: JSON.stringify(config.data),
     secrets_encrypted: Object.keys(secrets.data).length ? box.encrypt(secrets.data) : null,
     from_address: input.from ?? null,
+    max_per_second: input.maxPerSecond ?? null,
     active: input.active,
     updated_at: db.fn.now(),
   };
@@ -162,6 +171,16 @@ const prefixed = (error: AppError, field: string) =>
     })),
   });
 
+export interface SendingIntegration {
+  /** `<agentId>:<channel>`: what a send rate is kept per. */
+  key: string;
+  provider: ProviderName;
+  from: string | null;
+  /** The integration's own limit; the operator's default for the provider is applied by bulk sends. */
+  maxPerSecond: number | null;
+  adapter: ChannelProvider;
+}
+
 /**
  * What a send needs: the adapter and the sender; null when the agent has no active integration.
  * The adapter is this process's pool for the integration, rebuilt when its settings changed.
@@ -172,15 +191,17 @@ export async function integrationForSend(
   teamId: string,
   agentId: string,
   channel: Channel,
-): Promise<{ provider: ProviderName; from: string | null; adapter: ChannelProvider } | null> {
+): Promise<SendingIntegration | null> {
   const row: IntegrationRow | undefined = await db('agent_integrations')
     .where({ team_id: teamId, agent_id: agentId, channel, active: true })
     .first();
   if (!row) return null;
   const secrets = row.secrets_encrypted ? box.decrypt(row.secrets_encrypted) : {};
   return {
+    key: `${row.agent_id}:${row.channel}`,
     provider: row.provider,
     from: row.from_address,
+    maxPerSecond: row.max_per_second,
     adapter: providerPools.adapterFor(
       { agentId: row.agent_id, channel: row.channel },
       row.provider,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AppContext, TeamRef } from '../platform/context';
 import { errorBody, invalidState } from '../platform/errors';
 import { CampaignRow, findCampaign } from './campaignRow';
+import { recountCampaign } from './recordChunk';
 import { startRun } from './workflowRun';
 
 export const campaignRetrySchema = z.strictObject({
@@ -36,6 +37,8 @@ export async function retryCampaign(
       card: trx.raw("CASE WHEN card IS NULL THEN NULL ELSE 'approved' END"),
     });
     if (count === 0) return { row: current, run: nextRun, retried: 0 };
+    // The counters move as the retry's chunks are recorded: the recipients it takes count as pending again.
+    await recountCampaign(trx, current.id);
     const [updated] = await trx('campaigns')
       .where({ id: current.id })
       .update({

@@ -79,9 +79,19 @@ export async function recordOutboundMessage(
   const gated = gate?.toSQL();
   const sql =
     `${gated ? `WITH gate AS (${gated.sql}) ` : ''}` +
-    `INSERT INTO outbound_messages (${COLUMNS.join(', ')}) SELECT ${PLACEHOLDERS}${gated ? ' FROM gate LIMIT 1' : ''} ` +
-    'ON CONFLICT (team_id, idempotency_key) DO UPDATE SET status = EXCLUDED.status, provider_message_id = EXCLUDED.provider_message_id, ' +
-    "error = EXCLUDED.error, address = EXCLUDED.address WHERE outbound_messages.status <> 'sent' RETURNING id";
+    insertOutboundMessages(`SELECT ${PLACEHOLDERS}${gated ? ' FROM gate LIMIT 1' : ''}`) +
+    ' RETURNING id';
   const { rows } = await db.raw(sql, [...(gated?.bindings ?? []), ...values]);
   return rows[0]?.id ?? null;
 }
+
+/**
+ * The INSERT of many outbound messages, for a statement that records a whole chunk of a bulk send:
+ * `select` yields the columns in `OUTBOUND_COLUMNS` order. The same repeat rule as one message.
+ */
+export const insertOutboundMessages = (select: string) =>
+  `INSERT INTO outbound_messages (${COLUMNS.join(', ')}) ${select} ` +
+  'ON CONFLICT (team_id, idempotency_key) DO UPDATE SET status = EXCLUDED.status, provider_message_id = EXCLUDED.provider_message_id, ' +
+  "error = EXCLUDED.error, address = EXCLUDED.address WHERE outbound_messages.status <> 'sent'";
+
+export const OUTBOUND_COLUMNS = COLUMNS;

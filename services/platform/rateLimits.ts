@@ -139,36 +139,3 @@ export class RateLimits {
 }
 
 const accountKey = (email: string) => email.trim().toLowerCase();
-
-/**
- * A provider's send rate for campaigns, shared by every worker through the same Postgres
- * counters: `take()` waits until a message may go.
- */
-export class SendRate {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
-
-  constructor(
-    private readonly db: Db,
-    private readonly perSecond: Record<string, number>,
-  ) {}
-
-  async take(provider: string): Promise<void> {
-    const rate = this.perSecond[provider];
-    if (!rate) return;
-    let limiter = this.limiters.get(provider);
-    if (!limiter) {
-      // One message per 1/rate seconds: evenly spaced, so no second sees a burst of two windows' worth.
-      limiter = createLimiter(this.db, `send:${provider}`, { requests: 1, perSeconds: 1 / rate });
-      this.limiters.set(provider, limiter);
-    }
-    for (;;) {
-      try {
-        await limiter.consume('all');
-        return;
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        await new Promise((resolve) => setTimeout(resolve, Math.max(10, rejection.msBeforeNext)));
-      }
-    }
-  }
-}

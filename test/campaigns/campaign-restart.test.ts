@@ -14,7 +14,7 @@ describe('a campaign send that survives three worker crashes', () => {
   });
 
   it('each of 20 000 recipients gets exactly one message', async () => {
-    const workerEnv = { CAMPAIGN_SEND_CONCURRENCY: '40' };
+    const workerEnv = {};
     await suite.startWorker(workerEnv);
     const team = await newTeam(suite.db, 'ckill');
     const api = apiClient(suite.server.baseUrl, team);

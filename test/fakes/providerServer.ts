@@ -20,6 +20,9 @@ export interface FakeMessage {
   receivedAt: number;
   /** SMTP: the credentials the session carrying the message authenticated with, if any. */
   auth?: { username: string; password: string };
+  /** SMTP: the Message-ID header of the first copy, and of every repeat (a receiver drops a repeat by it). */
+  messageId?: string | null;
+  repeatMessageIds?: (string | null)[];
 }
 
 /** What the next requests should suffer, in order: a status to answer, or a hang. */
@@ -76,6 +79,7 @@ export class FakeProviderServer {
     const existing = this.messages.get(key);
     if (existing) {
       existing.duplicates++;
+      if (fields.messageId !== undefined) (existing.repeatMessageIds ??= []).push(fields.messageId);
       return existing;
     }
     // Ids unique across fake servers, as a real provider's are (tests run several at once on one database).
@@ -179,7 +183,27 @@ export class FakeProviderServer {
     await new Promise<void>((resolve) => this.http!.listen(0, '127.0.0.1', resolve));
     this.baseUrl = `http://127.0.0.1:${(this.http.address() as AddressInfo).port}`;
 
-    this.smtp = new SMTPServer({
+    this.smtp = this.createSmtp();
+    await new Promise<void>((resolve) => this.smtp!.listen(0, '127.0.0.1', resolve));
+    this.smtpPort = ((this.smtp as unknown as { server: http.Server }).server.address() as AddressInfo).port;
+    return this;
+  }
+
+  /** The SMTP server goes away: open connections are dropped and new ones refused, until `resumeSmtp`. */
+  async pauseSmtp(): Promise<void> {
+    const smtp = this.smtp!;
+    this.smtp = undefined;
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  }
+
+  /** The SMTP server is back, on the same port. */
+  async resumeSmtp(): Promise<void> {
+    this.smtp = this.createSmtp();
+    await new Promise<void>((resolve) => this.smtp!.listen(this.smtpPort, '127.0.0.1', resolve));
+  }
+
+  private createSmtp(): SMTPServer {
+    return new SMTPServer({
       authOptional: true,
       // Plain-text AUTH is fine on a loopback test server; any credentials pass and are recorded.
       allowInsecureAuth: true,
@@ -227,6 +251,7 @@ export class FakeProviderServer {
               from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
               subject: header('Subject'),
               text: body,
+              messageId: header('Message-ID'),
               ...(session.user ? { auth: session.user as { username: string; password: string } } : {}),
             },
           );
@@ -234,9 +259,6 @@ export class FakeProviderServer {
         };
       },
     });
-    await new Promise<void>((resolve) => this.smtp!.listen(0, '127.0.0.1', resolve));
-    this.smtpPort = ((this.smtp as unknown as { server: http.Server }).server.address() as AddressInfo).port;
-    return this;
   }
 
   async stop(): Promise<void> {

@@ -3,7 +3,6 @@ import { createCampaignActivities } from '../../activities/campaigns';
 import { offlineTextGenerator } from '../../services/campaigns/content';
 import { newId } from '../../services/platform/ids';
 import { setIntegration } from '../../services/agents/integrations';
-import { SendRate } from '../../services/platform/rateLimits';
 import { SecretBox } from '../../services/platform/secretBox';
 import {
   CampaignRunArgs,
@@ -32,9 +31,8 @@ describe('campaignWorkflow on the Temporal test environment', () => {
         db,
         secretBox: box,
         textGenerator: offlineTextGenerator,
-        sendConcurrency: 5,
         baseUrl: 'http://localhost:3000/v1',
-        sendRate: new SendRate(db, {}),
+        defaultRates: {},
       }),
     (db, team) =>
       setIntegration(db, box, { inboxDomain: 'inbox.localhost' }, team.teamId, team.agentId, 'email', {
