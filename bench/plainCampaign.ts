@@ -11,6 +11,7 @@
  * Prints the seconds from the start of its main function to its last status write, when it started
  * (ms since the epoch), and the CPU seconds it used meanwhile.
  */
+import { createHmac } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { Agent } from 'undici';
 import { createDb } from '../db/knex';
@@ -18,6 +19,20 @@ import { createDb } from '../db/knex';
 const SUBJECT = 'Hi {{first}}';
 const TEXT = 'Hello {{first}}';
 const FROM = 'news@bench.example';
+const UNSUBSCRIBE_KEY = 'bench-unsubscribe-key';
+
+/**
+ * The same email the product sends, so both sides do the same work: a marketing email carries its
+ * recipient's signed unsubscribe link in a footer and in List-Unsubscribe headers (RFC 8058).
+ */
+function withUnsubscribe(contactId: string, text: string) {
+  const sig = createHmac('sha256', UNSUBSCRIBE_KEY).update(`unsubscribe:${contactId}`).digest('base64url');
+  const url = `http://127.0.0.1:3000/v1/unsubscribe/${contactId}?sig=${sig}`;
+  return {
+    text: `${text}\n\n--\nYou receive this because you are a contact of ours. Unsubscribe: ${url}`,
+    headers: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+  };
+}
 
 interface Recipient {
   seq: string;
@@ -48,7 +63,7 @@ function smtpSender(port: number, connections: number): { send: Send; close: () 
         from: FROM,
         to: r.address,
         subject,
-        text,
+        ...withUnsubscribe(r.contact_id, text),
         // A stable Message-ID, as the product sends: the sink counts a repeated one.
         messageId: `<${process.env.CAMPAIGN_ID}.${r.contact_id}@bench.example>`,
       });
@@ -72,7 +87,7 @@ function httpSender(baseUrl: string, connections: number): { send: Send; close: 
           authorization: 'Bearer k',
           'idempotency-key': `${process.env.CAMPAIGN_ID}:${r.contact_id}:1`,
         },
-        body: JSON.stringify({ from: FROM, to: [r.address], subject, text }),
+        body: JSON.stringify({ from: FROM, to: [r.address], subject, ...withUnsubscribe(r.contact_id, text) }),
       });
       const body = (await res.body.json()) as { id: string };
       if (res.statusCode !== 200) throw new Error(`provider answered ${res.statusCode}: ${JSON.stringify(body)}`);

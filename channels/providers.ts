@@ -138,7 +138,7 @@ function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider 
 function resend(config: Config<'resend'>, secrets: Secrets<'resend'>): PooledProvider {
   const pool = httpPool();
   return {
-    concurrency: HTTP_CONNECTIONS_PER_INTEGRATION,
+    concurrency: 2 * HTTP_CONNECTIONS_PER_INTEGRATION,
     close: () => pool.close(),
     async send(message) {
       const body = await providerRequest<{ id: string }>('resend', `${config.baseUrl}/emails`, {
@@ -161,7 +161,7 @@ function resend(config: Config<'resend'>, secrets: Secrets<'resend'>): PooledPro
 function twilio(config: Config<'twilio'>, secrets: Secrets<'twilio'>): PooledProvider {
   const pool = httpPool();
   return {
-    concurrency: HTTP_CONNECTIONS_PER_INTEGRATION,
+    concurrency: 2 * HTTP_CONNECTIONS_PER_INTEGRATION,
     close: () => pool.close(),
     async send(message) {
       const body = await providerRequest<{ sid: string }>(
@@ -184,7 +184,7 @@ function twilio(config: Config<'twilio'>, secrets: Secrets<'twilio'>): PooledPro
 function whatsappCloud(config: Config<'whatsapp_cloud'>, secrets: Secrets<'whatsapp_cloud'>): PooledProvider {
   const pool = httpPool();
   return {
-    concurrency: HTTP_CONNECTIONS_PER_INTEGRATION,
+    concurrency: 2 * HTTP_CONNECTIONS_PER_INTEGRATION,
     close: () => pool.close(),
     async send(message) {
       const body = await providerRequest<{ messages: { id: string }[] }>(
@@ -210,7 +210,7 @@ function whatsappCloud(config: Config<'whatsapp_cloud'>, secrets: Secrets<'whats
 function fcm(config: Config<'fcm'>, secrets: Secrets<'fcm'>): PooledProvider {
   const pool = httpPool();
   return {
-    concurrency: HTTP_CONNECTIONS_PER_INTEGRATION,
+    concurrency: 2 * HTTP_CONNECTIONS_PER_INTEGRATION,
     close: () => pool.close(),
     async send(message) {
       const body = await providerRequest<{ name: string }>(

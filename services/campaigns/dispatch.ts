@@ -92,7 +92,7 @@ export async function dispatchRecipients(
   if (!integration) return { processed: await failWithoutIntegration(db, campaign, input.limit) };
 
   const concurrency = integration.adapter.concurrency;
-  const chunkSize = Math.min(input.limit, Math.max(100, concurrency * 5));
+  const chunkSize = Math.min(input.limit, Math.max(250, concurrency * 10));
   const rate = integration.maxPerSecond ?? deps.defaultRates[integration.provider];
   const pacer = rate ? new SendPacer(db, integration.key, rate) : null;
 

@@ -9,9 +9,9 @@ import { apiClient, ApiClient, newTeam, sleep, useProviderSuite } from '../suppo
  */
 describe('campaign over SMTP: worker killed, server gone', () => {
   const suite = useProviderSuite('smtp1', { TEMPORAL_TASK_QUEUE: `campaign-smtp-${process.pid}` });
-  /** The SMTP pool's default: 20 connections, two sends each in flight; chunks of 200 recorded per statement. */
+  /** The SMTP pool's default: 20 connections, two sends each in flight; chunks of 400 recorded per statement. */
   const IN_FLIGHT = 40;
-  const CHUNK = 200;
+  const CHUNK = 400;
 
   async function smtpCampaign(tag: string, total: number): Promise<{ api: ApiClient; campaignId: string }> {
     const team = await newTeam(suite.db, tag);
