@@ -12,6 +12,7 @@ import { ensurePostgres } from './db/postgres';
 import { ensureTemporalCli } from './temporal/cli';
 import { DevServer, startDevServer, waitForTemporal } from './temporal/devServer';
 import { ensureSearchAttributes } from './temporal/searchAttributes';
+import { EntryPoint, nodeArgsFor } from './entryPoints';
 
 const log = (line: string) => console.log(`[start] ${line}`);
 
@@ -37,7 +38,7 @@ const CRASH_WINDOW_MS = 60_000;
  * crashed), with a growing delay and a log line each time. Only Ctrl-C or a crash loop ends it.
  */
 function supervise(
-  entry: string,
+  entry: EntryPoint,
   env: NodeJS.ProcessEnv,
   stopping: () => boolean,
   crashLoop: (reason: string) => void,
@@ -45,7 +46,7 @@ function supervise(
   let child: ChildProcess;
   const crashes: number[] = [];
   const launch = () => {
-    child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, entry)], { env, stdio: 'inherit' });
+    child = spawn(process.execPath, nodeArgsFor(entry), { env, stdio: 'inherit' });
     child.once('exit', (code, signal) => {
       if (stopping()) return;
       const now = Date.now();
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
 
   const env = { ...process.env, DATABASE_URL: pg.url, TEMPORAL_ADDRESS: devServer?.address ?? config.TEMPORAL_ADDRESS };
   let stopping = false;
-  const supervised = ['worker.ts', 'server.ts'].map((entry) =>
+  const supervised = (['worker.ts', 'server.ts'] as const).map((entry) =>
     supervise(
       entry,
       env,

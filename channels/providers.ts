@@ -123,7 +123,7 @@ function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider 
           text: message.text,
           html: message.html,
           messageId,
-          headers: { ...message.headers, 'X-Idempotency-Key': message.idempotencyKey },
+          headers: message.headers,
         });
         return { providerMessageId: info.messageId ?? messageId };
       } catch (err) {

@@ -41,12 +41,12 @@ export const offlineTextGenerator: TextGenerator = {
 };
 
 /** Fills `{{name}}` tokens: templateParams (a contact path or a literal), then aiParams; unmapped ones stay empty. */
-export async function renderText(
+export function renderText(
   text: string | null | undefined,
   contact: ContactForRender,
   templateParams: Record<string, string>,
   aiValues: Record<string, string>,
-): Promise<string> {
+): string {
   return (text ?? '').replace(PLACEHOLDER, (_whole, name: string) => {
     if (name in templateParams) {
       const source = templateParams[name];

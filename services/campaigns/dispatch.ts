@@ -211,7 +211,7 @@ async function sendOne(
   const sent = { contactId: r.contact_id, address: r.address_now, idempotencyKey };
   for (let attempt = 0; ; attempt++) {
     try {
-      await pacer?.next();
+      if (pacer) await pacer.next();
       const result = await via.adapter.send({
         channel: campaign.channel,
         to: r.address_now,

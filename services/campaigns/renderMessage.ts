@@ -20,13 +20,14 @@ export async function renderCampaignMessage(
   /** The contact's unsubscribe link: email gets the footer (HTML footer in HTML mode) and List-Unsubscribe headers. */
   unsubscribe?: string,
 ): Promise<Pick<OutboundMessage, 'subject' | 'text' | 'html' | 'headers'>> {
-  const ai = await aiValuesFor(generator, campaign.ai_params, contact);
+  // Most campaigns have no AI placeholders: no promise per contact for them.
+  const ai = Object.keys(campaign.ai_params).length ? await aiValuesFor(generator, campaign.ai_params, contact) : {};
   const render = (text: string | null) => renderText(text, contact, campaign.template_params, ai);
   const footer = campaign.channel === 'email' && unsubscribe ? unsubscribeParts(unsubscribe) : null;
-  const html = campaign.channel === 'email' && campaign.content_html ? await render(campaign.content_html) : undefined;
+  const html = campaign.channel === 'email' && campaign.content_html ? render(campaign.content_html) : undefined;
   return {
-    subject: campaign.subject ? await render(campaign.subject) : undefined,
-    text: (await render(campaign.content)) + (footer?.text ?? ''),
+    subject: campaign.subject ? render(campaign.subject) : undefined,
+    text: render(campaign.content) + (footer?.text ?? ''),
     html: html !== undefined ? html + (footer?.html ?? '') : undefined,
     ...(footer ? { headers: footer.headers } : {}),
   };

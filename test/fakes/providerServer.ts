@@ -245,7 +245,8 @@ export class FakeProviderServer {
             .trim();
           const m = this.accept(
             'smtp',
-            header('X-Idempotency-Key') ?? header('Message-ID') ?? `none-${++this.counter}`,
+            // SMTP carries no idempotency key: the sender's stable Message-ID is what a receiver drops a repeat by.
+            header('Message-ID') ?? `none-${++this.counter}`,
             {
               to: session.envelope.rcptTo[0]?.address,
               from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,

@@ -7,6 +7,7 @@ import { createDatabase, dropDatabase, ensurePostgres, PostgresHandle } from '..
 import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
 import { ensureTemporalCli } from '../../temporal/cli';
 import { DevServer, freePort, startDevServer } from '../../temporal/devServer';
+import { EntryPoint, nodeArgsFor } from '../../entryPoints';
 
 export const projectRoot = path.resolve(__dirname, '../..');
 export const testDataDir = path.join(projectRoot, '.data', 'test');
@@ -81,11 +82,11 @@ export async function startApiProcess(env: Record<string, string>): Promise<Work
 }
 
 async function startEntryProcess(
-  entry: string,
+  entry: EntryPoint,
   env: Record<string, string>,
   readyMarker: string,
 ): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, entry)], {
+  const child = spawn(process.execPath, nodeArgsFor(entry), {
     cwd: projectRoot,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
