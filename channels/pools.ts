@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/knex';
 import { createProvider, ProviderName } from './providers';
-import type { ChannelProvider, PooledProvider } from './types';
+import { ProviderError, type ChannelProvider, type PooledProvider } from './types';
 
 interface Pool {
+  key: string;
   fingerprint: string;
   adapter: PooledProvider;
   /** What send paths hold: the adapter, counting its sends in flight. */
@@ -53,7 +54,7 @@ export class ProviderPools {
     const fingerprint = providerFingerprint(provider, config, secrets);
     const current = this.pools.get(key);
     if (current?.fingerprint === fingerprint) return current.counted;
-    const pool = this.build(fingerprint, createProvider(provider, config, secrets, context));
+    const pool = this.build(key, fingerprint, createProvider(provider, config, secrets, context));
     this.pools.set(key, pool);
     if (current) this.retire(current);
     return pool.counted;
@@ -72,8 +73,9 @@ export class ProviderPools {
     return this.pools.size;
   }
 
-  private build(fingerprint: string, adapter: PooledProvider): Pool {
+  private build(key: string, fingerprint: string, adapter: PooledProvider): Pool {
     const pool: Pool = {
+      key,
       fingerprint,
       adapter,
       inFlight: 0,
@@ -81,6 +83,14 @@ export class ProviderPools {
       counted: {
         concurrency: adapter.concurrency,
         send: async (message) => {
+          // A bulk send holds its adapter for a while: once the settings changed, its next message
+          // goes out with the new ones, on the pool that replaced this one.
+          const current = this.pools.get(pool.key);
+          if (pool.retired) {
+            if (!current)
+              throw new ProviderError("the integration's connections are closed (the process is stopping)", true);
+            return current.counted.send(message);
+          }
           pool.inFlight++;
           try {
             return await adapter.send(message);

@@ -112,13 +112,20 @@ export async function dispatchRecipients(
         queue.push(...rows);
         chunks.push({ lastSeq: claimedUpTo, open: rows.length });
       })
+      .catch(fail)
       .finally(() => (claiming = undefined)));
 
   const position: DispatchPosition = { recorded: 0, lastSeq: input.afterSeq };
   let outcomes: RecipientOutcome[] = [];
   /** Outcomes sent but not yet written: what a crash now would send again. */
   let unrecorded = 0;
+  /** The first error: every sender stops taking recipients, and the activity fails with it once those out are recorded. */
+  let failure: unknown;
   let broken = false;
+  const fail = (err: unknown) => {
+    failure ??= err;
+    broken = true;
+  };
   let recording: Promise<void> = Promise.resolve();
   const flush = () => {
     if (!outcomes.length) return recording;
@@ -136,7 +143,7 @@ export async function dispatchRecipients(
       hooks.progress({ ...position });
     });
     // Sends whose outcomes cannot be written would only be sent again by the retry: stop taking more.
-    recording.catch(() => (broken = true));
+    recording.catch(fail);
     return recording;
   };
 
@@ -167,6 +174,11 @@ export async function dispatchRecipients(
         await claiming;
         continue;
       }
+      if (pacer) {
+        // The slot first, then the recipient: a cancel (or the time budget) met while waiting takes nobody.
+        await pacer.next();
+        if (cancelled || broken || hooks.stopTaking() || !queue.length) continue;
+      }
       const recipient = queue.shift()!;
       taken++;
       chunkOf.set(
@@ -174,7 +186,8 @@ export async function dispatchRecipients(
         chunks.find((c) => Number(recipient.seq) <= c.lastSeq)!,
       );
       // Awaited first: a flush while this send was out has swapped `outcomes` for a fresh array.
-      const outcome = await sendOne(deps, campaign, integration, pacer, recipient);
+      const outcome = await sendOne(deps, campaign, integration, pacer, recipient).catch(fail);
+      if (!outcome) return;
       outcomes.push(outcome);
       unrecorded++;
       if (outcomes.length >= chunkSize) void flush();
@@ -184,6 +197,7 @@ export async function dispatchRecipients(
     await claimMore();
     await Promise.all(Array.from({ length: concurrency }, sender));
     await flush();
+    if (failure) throw failure;
   } finally {
     timers.forEach(clearInterval);
     // A failed write is the activity's failure (it is retried); the recipients it held stay pending.
@@ -201,17 +215,26 @@ async function sendOne(
 ): Promise<RecipientOutcome> {
   // Opted out (or lost the address) since the snapshot: never sent.
   if (r.skip_now) return { contactId: r.contact_id, status: 'skipped', skipReason: r.skip_now };
-  const message = await renderCampaignMessage(
-    campaign,
-    r,
-    deps.textGenerator,
-    unsubscribeUrl(deps.baseUrl, deps.secretBox, r.contact_id),
-  );
   const idempotencyKey = `${campaign.id}:${r.contact_id}:${r.attempt}`;
   const sent = { contactId: r.contact_id, address: r.address_now, idempotencyKey };
+  let message: Awaited<ReturnType<typeof renderCampaignMessage>>;
+  try {
+    message = await renderCampaignMessage(
+      campaign,
+      r,
+      deps.textGenerator,
+      unsubscribeUrl(deps.baseUrl, deps.secretBox, r.contact_id),
+    );
+  } catch (err) {
+    // One contact whose message cannot be written (an AI placeholder's model failing) fails alone,
+    // retryable with the campaign, instead of failing the activity over and over.
+    return { ...sent, status: 'failed', error: errorBody('render_failed', (err as Error).message) };
+  }
   for (let attempt = 0; ; attempt++) {
+    // A provider retry takes a slot of its own (the first attempt's was taken before the recipient).
+    // Outside the try: a pacer that cannot reach Postgres fails the activity, not the recipient.
+    if (attempt > 0 && pacer) await pacer.next();
     try {
-      if (pacer) await pacer.next();
       const result = await via.adapter.send({
         channel: campaign.channel,
         to: r.address_now,

@@ -65,6 +65,7 @@ export async function retryCampaign(
         await trx('campaigns')
           .where({ id: row.id, run, status: 'sending' })
           .update({ status: 'failed', finished_at: trx.fn.now(), updated_at: trx.fn.now() });
+        await recountCampaign(trx, row.id);
       }),
     );
   }

@@ -11,22 +11,37 @@ const RESERVE_SECONDS = 0.25;
  */
 export class SendPacer {
   private readonly slots: number[] = [];
-  private reserving?: Promise<void>;
+  private turn: Promise<void> = Promise.resolve();
+  /** When this process last let a message go: a late slot never leaves less than an interval after it. */
+  private lastAt = 0;
+  private readonly intervalMs: number;
 
   constructor(
     private readonly db: Db,
     private readonly key: string,
     private readonly perSecond: number,
-  ) {}
+  ) {
+    this.intervalMs = 1000 / perSecond;
+  }
 
-  /** Resolves when the next message may leave. */
-  async next(): Promise<void> {
-    while (!this.slots.length) {
-      this.reserving ??= this.reserve().finally(() => (this.reserving = undefined));
-      await this.reserving;
-    }
-    const wait = this.slots.shift()! - Date.now();
+  /**
+   * Resolves when the next message may leave. Callers are served one at a time, in order, so
+   * slots are booked a block at a time as they are used, never far ahead of the clock.
+   */
+  next(): Promise<void> {
+    const mine = this.turn.then(() => this.waitForSlot());
+    this.turn = mine.catch(() => undefined);
+    return mine;
+  }
+
+  private async waitForSlot(): Promise<void> {
+    // A slot that passed while this process was busy is gone: using it late would send two at once.
+    while (this.slots.length && this.slots[0] < Date.now() - this.intervalMs) this.slots.shift();
+    if (!this.slots.length) await this.reserve();
+    const at = Math.max(this.slots.shift()!, this.lastAt + this.intervalMs);
+    const wait = at - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    this.lastAt = Date.now();
   }
 
   private async reserve(): Promise<void> {
@@ -40,6 +55,6 @@ export class SendPacer {
       [this.key, spanSeconds, spanSeconds],
     );
     const firstAt = Date.now() + Number(rows[0].ends_in_ms) - spanSeconds * 1000;
-    for (let i = 0; i < count; i++) this.slots.push(firstAt + (i * 1000) / this.perSecond);
+    for (let i = 0; i < count; i++) this.slots.push(firstAt + i * this.intervalMs);
   }
 }
