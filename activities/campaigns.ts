@@ -20,6 +20,8 @@ export interface CampaignActivityDeps {
   defaultRates: Record<string, number>;
 }
 
+const SNAPSHOT_HEARTBEAT_MS = 2_000;
+
 /** Snapshots this large are followed by ANALYZE (a few hundred ms on any table size: it samples). */
 const ANALYZE_AFTER_RECIPIENTS = 10_000;
 
@@ -39,54 +41,63 @@ export function createCampaignActivities({
      * with the reason. Re-running it adds nobody twice.
      */
     async snapshotAudience(campaignId: string, run: number): Promise<number> {
-      const recipients = await db.transaction(async (trx) => {
-        // Only the run the campaign row names may send: a start that timed out can reach Temporal
-        // after the request put the campaign back (and after a newer send); such a run stands down.
-        const campaign: CampaignRow | undefined = await trx('campaigns').where({ id: campaignId }).forUpdate().first();
-        if (!campaign || campaign.run !== run || !['sending', 'scheduled'].includes(campaign.status)) {
-          return SUPERSEDED_RUN;
-        }
-        const audience = await resolveAudience(trx, campaign.team_id, {
-          segmentId: campaign.segment_id,
-          tags: campaign.tags,
-          contactIds: campaign.contact_ids,
-        });
-        // An agent in manual mode sends nobody until a person approves their card, unless a person
-        // approved the whole send already (an MCP send_campaign approved as a warp execution).
-        const agent = await trx('agents').where({ id: campaign.agent_id }).first('mode');
-        const card =
-          agent?.mode === 'manual' && !campaign.send_approved_by
-            ? `CASE WHEN (${skipReasonSql(campaign.channel)}) IS NULL THEN 'open' END`
-            : 'NULL';
-        const select = audienceQuery(trx, campaign.team_id, audience)
-          .select(
-            trx.raw('?', [campaignId]),
-            'contacts.id',
-            trx.raw(`CASE WHEN (${skipReasonSql(campaign.channel)}) IS NULL THEN 'pending' ELSE 'skipped' END`),
-            trx.raw(skipReasonSql(campaign.channel)),
-            trx.raw(addressColumn(campaign.channel)),
-            trx.raw('?::int', [run]),
-            trx.raw(card),
-          )
-          .orderBy('contacts.seq');
-        await trx.raw(
-          `INSERT INTO campaign_recipients (campaign_id, contact_id, status, skip_reason, address, attempt, card) ${select.toQuery()} ON CONFLICT DO NOTHING`,
-        );
-        const [{ n, skipped }] = await trx('campaign_recipients')
-          .where({ campaign_id: campaignId })
-          .select(trx.raw('count(*) AS n'), trx.raw("count(*) FILTER (WHERE status = 'skipped') AS skipped"));
-        await trx('campaigns')
-          .where({ id: campaignId })
-          .update({
-            status: 'sending',
-            started_at: trx.raw('coalesce(started_at, now())'),
-            recipient_count: Number(n),
-            // Sent and failed move as chunks are recorded; those skipped at the snapshot count from now.
-            skipped_count: Number(skipped),
-            updated_at: trx.fn.now(),
+      // One statement that can outlast the heartbeat timeout (a million recipients take ~15 s):
+      // the worker says it is alive meanwhile, so Temporal does not start a second snapshot beside it.
+      const context = Context.current();
+      const alive = setInterval(() => context.heartbeat(), SNAPSHOT_HEARTBEAT_MS);
+      const recipients = await db
+        .transaction(async (trx) => {
+          // Only the run the campaign row names may send: a start that timed out can reach Temporal
+          // after the request put the campaign back (and after a newer send); such a run stands down.
+          const campaign: CampaignRow | undefined = await trx('campaigns')
+            .where({ id: campaignId })
+            .forUpdate()
+            .first();
+          if (!campaign || campaign.run !== run || !['sending', 'scheduled'].includes(campaign.status)) {
+            return SUPERSEDED_RUN;
+          }
+          const audience = await resolveAudience(trx, campaign.team_id, {
+            segmentId: campaign.segment_id,
+            tags: campaign.tags,
+            contactIds: campaign.contact_ids,
           });
-        return Number(n);
-      });
+          // An agent in manual mode sends nobody until a person approves their card, unless a person
+          // approved the whole send already (an MCP send_campaign approved as a warp execution).
+          const agent = await trx('agents').where({ id: campaign.agent_id }).first('mode');
+          const card =
+            agent?.mode === 'manual' && !campaign.send_approved_by
+              ? `CASE WHEN (${skipReasonSql(campaign.channel)}) IS NULL THEN 'open' END`
+              : 'NULL';
+          const select = audienceQuery(trx, campaign.team_id, audience)
+            .select(
+              trx.raw('?', [campaignId]),
+              'contacts.id',
+              trx.raw(`CASE WHEN (${skipReasonSql(campaign.channel)}) IS NULL THEN 'pending' ELSE 'skipped' END`),
+              trx.raw(skipReasonSql(campaign.channel)),
+              trx.raw(addressColumn(campaign.channel)),
+              trx.raw('?::int', [run]),
+              trx.raw(card),
+            )
+            .orderBy('contacts.seq');
+          await trx.raw(
+            `INSERT INTO campaign_recipients (campaign_id, contact_id, status, skip_reason, address, attempt, card) ${select.toQuery()} ON CONFLICT DO NOTHING`,
+          );
+          const [{ n, skipped }] = await trx('campaign_recipients')
+            .where({ campaign_id: campaignId })
+            .select(trx.raw('count(*) AS n'), trx.raw("count(*) FILTER (WHERE status = 'skipped') AS skipped"));
+          await trx('campaigns')
+            .where({ id: campaignId })
+            .update({
+              status: 'sending',
+              started_at: trx.raw('coalesce(started_at, now())'),
+              recipient_count: Number(n),
+              // Sent and failed move as chunks are recorded; those skipped at the snapshot count from now.
+              skipped_count: Number(skipped),
+              updated_at: trx.fn.now(),
+            });
+          return Number(n);
+        })
+        .finally(() => clearInterval(alive));
       // After a bulk load Postgres plans with stale statistics: a large snapshot would otherwise have
       // each chunk's record scan every pending recipient instead of finding each by its key.
       if (recipients >= ANALYZE_AFTER_RECIPIENTS) await db.raw('ANALYZE campaign_recipients');
