@@ -203,7 +203,7 @@ export class FakeProviderServer {
   }
 
   private createSmtp(): SMTPServer {
-    return new SMTPServer({
+    const server = new SMTPServer({
       authOptional: true,
       // Plain-text AUTH is fine on a loopback test server; any credentials pass and are recorded.
       allowInsecureAuth: true,
@@ -260,6 +260,9 @@ export class FakeProviderServer {
         };
       },
     });
+    // A client's socket reset (a SIGKILLed worker, a pause that drops the pool) is the client's news, not a crash here.
+    server.on('error', () => undefined);
+    return server;
   }
 
   async stop(): Promise<void> {
