@@ -13,6 +13,7 @@ import { ensureTemporalCli } from './temporal/cli';
 import { DevServer, startDevServer, waitForTemporal } from './temporal/devServer';
 import { ensureSearchAttributes } from './temporal/searchAttributes';
 import { EntryPoint, nodeArgsFor } from './entryPoints';
+import { writeWorkflowBundle } from './scripts/bundle-workflows';
 
 const log = (line: string) => console.log(`[start] ${line}`);
 
@@ -110,7 +111,16 @@ async function main(): Promise<void> {
   await db.destroy();
   log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
 
-  const env = { ...process.env, DATABASE_URL: pg.url, TEMPORAL_ADDRESS: devServer?.address ?? config.TEMPORAL_ADDRESS };
+  // Built here once per start: a worker that bundles its workflows itself (webpack) keeps ~100 MiB
+  // more for its whole life, and a restarted worker would bundle again.
+  const workflowBundle =
+    config.WORKFLOW_BUNDLE_PATH ?? (await writeWorkflowBundle(path.join(config.dataDir, 'workflow-bundle.js')));
+  const env = {
+    ...process.env,
+    DATABASE_URL: pg.url,
+    TEMPORAL_ADDRESS: devServer?.address ?? config.TEMPORAL_ADDRESS,
+    WORKFLOW_BUNDLE_PATH: workflowBundle,
+  };
   let stopping = false;
   const supervised = (['worker.ts', 'server.ts'] as const).map((entry) =>
     supervise(
