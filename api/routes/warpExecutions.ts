@@ -12,6 +12,11 @@ import {
   approveExecution,
 } from '../../services/deliveries/executionApproval';
 import { listOutbox, outboxMessageSchema } from '../../services/deliveries/outbox';
+import {
+  listOutboundMessages,
+  messageListQuerySchema,
+  outboundMessageSchema,
+} from '../../services/deliveries/messageLog';
 import { getExecution, listExecutions, warpExecutionSchema } from '../../services/deliveries/warpExecutions';
 import { deliverySchema } from '../../services/deliveries/deliveryTypes';
 import { AppError } from '../../services/platform/errors';
@@ -204,6 +209,20 @@ export function warpExecutionsRoutes(ctx: AppContext): Route[] {
       handler: async ({ req, query }) => ({
         status: 200,
         body: await listDeliveries(ctx.db, authOf(req).team.id, query),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/messages',
+      tag: 'Warp executions',
+      access: 'read',
+      summary:
+        'Every message a provider was asked to send for the team (campaign recipients, test sends, deliveries), newest first; filters status, channel, sourceKind, sourceId, contactId',
+      query: messageListQuerySchema,
+      responses: { 200: json(pageSchema(outboundMessageSchema), 'A page of messages') },
+      handler: async ({ req, query }) => ({
+        status: 200,
+        body: await listOutboundMessages(ctx.db, authOf(req).team.id, query),
       }),
     }),
     defineRoute({

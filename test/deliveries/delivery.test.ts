@@ -1,3 +1,5 @@
+import { outboundMessageSchema } from '../../services/deliveries/messageLog';
+import { pageSchema } from '../../services/platform/pagination';
 import { apiClient, newTeam, sleep, startTestApi, useProviderSuite } from '../support/helpers';
 
 /**
@@ -368,6 +370,53 @@ describe('artifact delivery', () => {
         .where({ source_id: res.body.executionId })
         .select('status', 'provider_message_id', 'error'),
     ).toEqual([{ status: 'failed', provider_message_id: null, error: res.body.deliveries[0].error }]);
+  });
+
+  it('GET /messages: the team message log, newest first, filtered by source, status and contact; another team sees none', async () => {
+    await setMode('auto');
+    await resend();
+    const who = await contact();
+    const sent = await suite.api.post('/artifacts/deliver', {
+      artifactIds: [(await readyArtifact(who.id)).id],
+      message: 'Logged',
+      integration: 'email',
+    });
+    suite.fake.fail({ status: 422 });
+    const refused = await suite.api.post('/artifacts/deliver', {
+      artifactIds: [(await readyArtifact(who.id)).id],
+      message: 'Logged and refused',
+      integration: 'email',
+    });
+    expect([sent.body.status, refused.body.status]).toEqual(['succeeded', 'failed']);
+
+    const mine = await suite.api.get(`/messages?contactId=${who.id}`);
+    expect(mine.status).toBe(200);
+    expect(pageSchema(outboundMessageSchema.strict()).safeParse(mine.body).error).toBeUndefined();
+    // Newest first: the refused one, then the sent one.
+    expect(mine.body.data.map((m: any) => [m.sourceId, m.status])).toEqual([
+      [refused.body.executionId, 'failed'],
+      [sent.body.executionId, 'sent'],
+    ]);
+    expect(mine.body.data[1]).toMatchObject({
+      channel: 'email',
+      address: who.email,
+      provider: 'resend',
+      providerMessageId: suite.fake.byRecipient(who.email)[0].id,
+      sourceKind: 'delivery',
+      error: null,
+    });
+    expect(mine.body.data[0].error.error.code).toBe('provider_rejected');
+    const failedOnly = await suite.api.get(`/messages?status=failed&sourceId=${refused.body.executionId}`);
+    expect(failedOnly.body.data.map((m: any) => m.sourceId)).toEqual([refused.body.executionId]);
+    const paged = await suite.api.get(`/messages?contactId=${who.id}&limit=1`);
+    const next = await suite.api.get(
+      `/messages?contactId=${who.id}&limit=1&cursor=${paged.body.pagination.nextCursor}`,
+    );
+    expect([...paged.body.data, ...next.body.data].map((m: any) => m.id)).toEqual(mine.body.data.map((m: any) => m.id));
+    expect((await suite.api.get('/messages?status=bounced')).status).toBe(400);
+
+    const otherTeam = apiClient(suite.server.baseUrl, await newTeam(suite.db, 'messages-other'));
+    expect((await otherTeam.get(`/messages?contactId=${who.id}`)).body.data).toEqual([]);
   });
 
   it('sends over SMTP (nodemailer to the suite.fake SMTP suite.server), SMS (Twilio-style) and WhatsApp (Cloud API-style)', async () => {
