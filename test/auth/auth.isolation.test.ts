@@ -25,6 +25,7 @@ describe('team isolation matrix', () => {
     pendingExecutionId: string;
     deliveryId: string;
     outboxId: string;
+    messageId: string;
     segmentId: string;
     campaignId: string;
     sentCampaignId: string;
@@ -91,6 +92,7 @@ describe('team isolation matrix', () => {
     a.executionId = sent.body.executionId;
     a.deliveryId = sent.body.deliveries[0].id;
     a.outboxId = sent.body.deliveries[0].providerMessageId;
+    a.messageId = (await apiA.get(`/messages?sourceId=${a.executionId}`)).body.data[0].id;
     // Campaigns: a segment, a draft campaign, and one sent to completion (recipients, stats), while the agent is in auto mode.
     await apiA.call('PATCH', `/contacts/${a.contactId}`, { marketingConsent: 'granted', properties: { tier: 'gold' } });
     a.segmentId = (
@@ -437,6 +439,13 @@ describe('team isolation matrix', () => {
       operation: 'GET /deliveries',
       path: () => `/deliveries?executionId=${a.executionId}`,
       check: excludes('id', () => a.deliveryId),
+    },
+    {
+      endpoint: 'GET /messages',
+      method: 'GET',
+      operation: 'GET /messages',
+      path: () => `/messages?sourceId=${a.executionId}`,
+      check: excludes('id', () => a.messageId),
     },
     {
       endpoint: 'GET /outbox',
