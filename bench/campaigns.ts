@@ -85,12 +85,20 @@ function describeCounts(side: string, transport: Transport, c: SinkCounts, expec
 const exactlyOnce = (c: SinkCounts, expected: number) =>
   c.messages === expected && c.recipients === expected && c.recipientsMoreThanOnce === 0 && c.repeats === 0;
 
+type Order = 'baseline first' | 'ours first';
+
 /**
- * One (d) run: the baseline (bench/plainCampaign.ts) first, then ours, each to its own `recipients`
- * contacts, both delivering to the sink (reset in between).
+ * One (d) run: the baseline (bench/plainCampaign.ts) and ours, in `order`, each to its own
+ * `recipients` contacts, both delivering to the sink (reset in between).
  */
-async function campaignRun(o: CampaignBenchOptions, sink: Sink, transport: Transport, recipients: number) {
-  const tag = `${transport}${recipients}`;
+async function campaignRun(
+  o: CampaignBenchOptions,
+  sink: Sink,
+  transport: Transport,
+  recipients: number,
+  order: Order,
+): Promise<{ lines: string[]; plainSeconds: number; ourSeconds: number }> {
+  const tag = `${transport}${recipients}${order === 'ours first' ? 'b' : 'a'}`;
   // Our defaults are what is measured; the baseline gets as many connections.
   const connections =
     transport === 'smtp'
@@ -99,96 +107,115 @@ async function campaignRun(o: CampaignBenchOptions, sink: Sink, transport: Trans
   const inFlight = 2 * connections;
   const label = transport === 'smtp' ? 'SMTP' : 'HTTP';
 
+  let plainSeconds = 0;
+  let plainStartedAt = 0;
+  let plainCpu = 0;
+  let plainPeak = 0;
+  let plainCounts: SinkCounts | undefined;
   // Baseline: it selects its audience into recipients itself, inside its clock, as our send's snapshot does.
-  const plain = await o.team(`bench-plain-${tag}`);
-  await seedContacts(o.db, plain.teamId, recipients, `ct_pl${tag}_`);
-  const [plainCampaign] = await o
-    .db('campaigns')
-    .insert({
-      id: `cmp_plain${tag}_${Date.now()}`,
-      team_id: plain.teamId,
-      name: 'plain',
+  const runBaseline = async () => {
+    const plain = await o.team(`bench-plain-${tag}`);
+    await seedContacts(o.db, plain.teamId, recipients, `ct_pl${tag}_`);
+    const [plainCampaign] = await o
+      .db('campaigns')
+      .insert({
+        id: `cmp_plain${tag}_${Date.now()}`,
+        team_id: plain.teamId,
+        name: 'plain',
+        channel: 'email',
+        subject: 'Hi {{first}}',
+        content: 'Hello {{first}}',
+        status: 'sending',
+      })
+      .returning('id');
+    await sink.reset(transport);
+    const baseline = execFileAsync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'plainCampaign.ts')], {
+      env: {
+        ...process.env,
+        DATABASE_URL: o.databaseUrl,
+        CAMPAIGN_ID: plainCampaign.id,
+        TEAM_ID: plain.teamId,
+        PROVIDER: transport,
+        SMTP_PORT: String(sink.smtpPort),
+        PROVIDER_URL: sink.httpBaseUrl,
+        CONNECTIONS: String(connections),
+        IN_FLIGHT: String(inFlight),
+        CHUNK: '1000',
+      },
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    });
+    const baselineRss = peakRss(baseline.child.pid!);
+    [plainSeconds, plainStartedAt, plainCpu] = (await baseline).stdout.trim().split(' ').map(Number);
+    plainPeak = baselineRss();
+    plainCounts = await sink.counts(transport);
+    await sink.reset(transport);
+  };
+
+  let campaign: Answer | undefined;
+  let final: Answer | undefined;
+  let ourSeconds = 0;
+  let startedAt = 0;
+  let workerCpu = 0;
+  let workerPeak = 0;
+  let ourCounts: SinkCounts | undefined;
+  // Ours: the API, as a user would drive it.
+  const runOurs = async () => {
+    const team = await o.team(`bench-campaign-${tag}`);
+    await seedContacts(o.db, team.teamId, recipients, `ct_cp${tag}_`);
+    await o.db.raw('ANALYZE contacts');
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${o.apiBaseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${team.token}`,
+          'x-team-slug': team.team,
+          'content-type': 'application/json',
+        },
+        body: body ? JSON.stringify(body) : undefined,
+      }).then(async (r) => {
+        if (!r.ok) throw new Error(`${method} ${path} answered ${r.status}: ${await r.text()}`);
+        return r.json() as Promise<Answer>;
+      });
+    await call(
+      'PUT',
+      `/agents/${team.agentId}/integrations/email`,
+      transport === 'smtp'
+        ? { provider: 'smtp', config: { host: '127.0.0.1', port: sink.smtpPort }, from: 'news@bench.example' }
+        : {
+            provider: 'resend',
+            config: { baseUrl: sink.httpBaseUrl },
+            secrets: { apiKey: 'k' },
+            from: 'news@bench.example',
+          },
+    );
+    campaign = await call('POST', '/campaigns', {
+      name: 'bench',
       channel: 'email',
       subject: 'Hi {{first}}',
       content: 'Hello {{first}}',
-      status: 'sending',
-    })
-    .returning('id');
-  await sink.reset(transport);
-  const baseline = execFileAsync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'plainCampaign.ts')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: o.databaseUrl,
-      CAMPAIGN_ID: plainCampaign.id,
-      TEAM_ID: plain.teamId,
-      PROVIDER: transport,
-      SMTP_PORT: String(sink.smtpPort),
-      PROVIDER_URL: sink.httpBaseUrl,
-      CONNECTIONS: String(connections),
-      IN_FLIGHT: String(inFlight),
-      CHUNK: '1000',
-    },
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
-  const baselineRss = peakRss(baseline.child.pid!);
-  const [plainSeconds, plainStartedAt, plainCpu] = (await baseline).stdout.trim().split(' ').map(Number);
-  const plainPeak = baselineRss();
-  const plainCounts = await sink.counts(transport);
-
-  // Ours: the API, as a user would drive it.
-  const team = await o.team(`bench-campaign-${tag}`);
-  await seedContacts(o.db, team.teamId, recipients, `ct_cp${tag}_`);
-  await o.db.raw('ANALYZE contacts');
-  const call = (method: string, path: string, body?: unknown) =>
-    fetch(`${o.apiBaseUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${team.token}`,
-        'x-team-slug': team.team,
-        'content-type': 'application/json',
-      },
-      body: body ? JSON.stringify(body) : undefined,
-    }).then(async (r) => {
-      if (!r.ok) throw new Error(`${method} ${path} answered ${r.status}: ${await r.text()}`);
-      return r.json() as Promise<Answer>;
+      templateParams: { first: 'contact.firstName' },
+      tags: ['bench'],
     });
-  await call(
-    'PUT',
-    `/agents/${team.agentId}/integrations/email`,
-    transport === 'smtp'
-      ? { provider: 'smtp', config: { host: '127.0.0.1', port: sink.smtpPort }, from: 'news@bench.example' }
-      : {
-          provider: 'resend',
-          config: { baseUrl: sink.httpBaseUrl },
-          secrets: { apiKey: 'k' },
-          from: 'news@bench.example',
-        },
-  );
-  const campaign = await call('POST', '/campaigns', {
-    name: 'bench',
-    channel: 'email',
-    subject: 'Hi {{first}}',
-    content: 'Hello {{first}}',
-    templateParams: { first: 'contact.firstName' },
-    tags: ['bench'],
-  });
-  await sink.reset(transport);
-  const workerRss = peakRss(o.workerPid);
-  const started = performance.now();
-  const startedAt = Date.now();
-  const workerCpuAtStart = cpuOf(o.workerPid);
-  await call('POST', `/campaigns/${campaign.id}/send`, {});
-  let final: Answer;
-  do {
-    await new Promise((r) => setTimeout(r, 100));
-    final = await call('GET', `/campaigns/${campaign.id}`);
-  } while (final.status === 'sending');
-  const ourSeconds = (performance.now() - started) / 1000;
-  const workerCpu = cpuOf(o.workerPid) - workerCpuAtStart;
-  const workerPeak = workerRss();
-  const ourCounts = await sink.counts(transport);
-  await sink.reset(transport); // frees what the sink holds before the next run
+    await sink.reset(transport);
+    const workerRss = peakRss(o.workerPid);
+    const started = performance.now();
+    startedAt = Date.now();
+    const workerCpuAtStart = cpuOf(o.workerPid);
+    await call('POST', `/campaigns/${campaign.id}/send`, {});
+    do {
+      await new Promise((r) => setTimeout(r, 100));
+      final = await call('GET', `/campaigns/${campaign.id}`);
+    } while (final.status === 'sending');
+    ourSeconds = (performance.now() - started) / 1000;
+    workerCpu = cpuOf(o.workerPid) - workerCpuAtStart;
+    workerPeak = workerRss();
+    ourCounts = await sink.counts(transport);
+    await sink.reset(transport); // frees what the sink holds before the next run
+  };
+
+  for (const side of order === 'baseline first' ? [runBaseline, runOurs] : [runOurs, runBaseline]) await side();
+  if (!campaign || !final || !plainCounts || !ourCounts) throw new Error('a side of the comparison did not run');
   // Where our time went: the statuses' first and last write (chunks are written as they complete).
   const [written] = (
     await o.db.raw(
@@ -221,7 +248,7 @@ async function campaignRun(o: CampaignBenchOptions, sink: Sink, transport: Trans
   const rate = (seconds: number) => (recipients / seconds).toFixed(0);
   const ratio = plainSeconds / ourSeconds;
   const lines = [
-    `## (d) ${recipients.toLocaleString('en')}-recipient email campaign over ${label} to ${receiver}; ${connections} connections each side; baseline ran first`,
+    `## (d) ${recipients.toLocaleString('en')}-recipient email campaign over ${label} to ${receiver}; ${connections} connections each side; ${order}`,
     '| path | messages/s | seconds |',
     '|---|---|---|',
     `| baseline: plain script (own process), ${sender}, ${inFlight} sends in flight, chunks of 1000 read by seq, one bulk UPDATE per chunk; clock from its start (selecting its audience into recipients, as our snapshot does) to its last write | ${rate(plainSeconds)} | ${plainSeconds.toFixed(1)} |`,
@@ -239,7 +266,21 @@ async function campaignRun(o: CampaignBenchOptions, sink: Sink, transport: Trans
     '',
   ];
   o.log(lines.join('\n'));
-  return lines;
+  return { lines, plainSeconds, ourSeconds };
+}
+
+/**
+ * Each comparison twice, the sides alternating (baseline, ours, ours, baseline), so neither gains
+ * from going first or second on a machine that warms up or fills up; the ratio of the two sides'
+ * total seconds is the figure.
+ */
+async function alternatingRuns(o: CampaignBenchOptions, sink: Sink, transport: Transport, recipients: number) {
+  const first = await campaignRun(o, sink, transport, recipients, 'baseline first');
+  const second = await campaignRun(o, sink, transport, recipients, 'ours first');
+  const ratio = (first.plainSeconds + second.plainSeconds) / (first.ourSeconds + second.ourSeconds);
+  const summary = `**${transport.toUpperCase()} at ${recipients.toLocaleString('en')}, both orders: ratio ours / baseline = ${ratio.toFixed(2)}** (baseline first ${(first.plainSeconds / first.ourSeconds).toFixed(2)}, ours first ${(second.plainSeconds / second.ourSeconds).toFixed(2)}; target ≥ 0.8)`;
+  o.log(summary);
+  return [...first.lines, ...second.lines, summary, ''];
 }
 
 /**
@@ -251,9 +292,9 @@ export async function benchCampaigns(o: CampaignBenchOptions): Promise<string[]>
   const sink = await startSink();
   const out: string[] = [];
   try {
-    out.push(...(await campaignRun(o, sink, 'smtp', o.recipients)));
-    out.push(...(await campaignRun(o, sink, 'http', o.recipients)));
-    if (o.largeRecipients > 0) out.push(...(await campaignRun(o, sink, 'smtp', o.largeRecipients)));
+    out.push(...(await alternatingRuns(o, sink, 'smtp', o.recipients)));
+    out.push(...(await alternatingRuns(o, sink, 'http', o.recipients)));
+    if (o.largeRecipients > 0) out.push(...(await alternatingRuns(o, sink, 'smtp', o.largeRecipients)));
     return out;
   } finally {
     await sink.stop();
