@@ -216,7 +216,7 @@ async function sendOne(
   // Opted out (or lost the address) since the snapshot: never sent.
   if (r.skip_now) return { contactId: r.contact_id, status: 'skipped', skipReason: r.skip_now };
   const idempotencyKey = `${campaign.id}:${r.contact_id}:${r.attempt}`;
-  const sent = { contactId: r.contact_id, address: r.address_now, idempotencyKey };
+  const recipient = { contactId: r.contact_id, address: r.address_now, idempotencyKey };
   let message: Awaited<ReturnType<typeof renderCampaignMessage>>;
   try {
     message = await renderCampaignMessage(
@@ -228,7 +228,7 @@ async function sendOne(
   } catch (err) {
     // One contact whose message cannot be written (an AI placeholder's model failing) fails alone,
     // retryable with the campaign, instead of failing the activity over and over.
-    return { ...sent, status: 'failed', error: errorBody('render_failed', (err as Error).message) };
+    return { ...recipient, status: 'failed', error: errorBody('render_failed', (err as Error).message) };
   }
   for (let attempt = 0; ; attempt++) {
     // A provider retry takes a slot of its own (the first attempt's was taken before the recipient).
@@ -242,7 +242,7 @@ async function sendOne(
         ...message,
         idempotencyKey,
       });
-      return { ...sent, status: 'sent', providerMessageId: result.providerMessageId };
+      return { ...recipient, status: 'sent', providerMessageId: result.providerMessageId };
     } catch (err) {
       const retryable = err instanceof ProviderError ? err.retryable : true;
       if (retryable && attempt < IN_DISPATCH_RETRIES_MS.length) {
@@ -250,7 +250,7 @@ async function sendOne(
         continue;
       }
       return {
-        ...sent,
+        ...recipient,
         status: 'failed',
         error: errorBody(
           retryable ? 'provider_unavailable' : 'provider_rejected',

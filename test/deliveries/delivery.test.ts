@@ -261,19 +261,28 @@ describe('artifact delivery', () => {
     }
   });
 
-  it('the signed approval link: a page to decide on, single use; a forged link is refused', async () => {
+  /** A manual-mode delivery waiting for approval, drafted, and a signed approval link for it. */
+  async function pendingDeliveryWithLink(message: string) {
     await setMode('manual');
     await resend();
     const who = await contact();
     const art = await readyArtifact(who.id);
-    const res = await suite.api.post('/artifacts/deliver', {
-      artifactIds: [art.id],
-      message: 'Via link',
-      integration: 'email',
-    });
+    const res = await suite.api.post('/artifacts/deliver', { artifactIds: [art.id], message, integration: 'email' });
     await waitForExecution(res.body.executionId, (e) => e.draft !== null);
     const link = await suite.api.post(`/warp-executions/${res.body.executionId}/approval-link`);
     expect(link.status).toBe(201);
+    return { who, res, link };
+  }
+
+  /** What a person who clicks a link decided meanwhile reads: a page, never an error body. */
+  async function expectAlreadyApprovedPage(answer: Response) {
+    expect(answer.status).toBe(409);
+    expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await answer.text()).toContain('Already approved');
+  }
+
+  it('the signed approval link: a page to decide on, single use; a forged link is refused', async () => {
+    const { who, res, link } = await pendingDeliveryWithLink('Via link');
     const page = await fetch(link.body.url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Via link');
@@ -289,28 +298,14 @@ describe('artifact delivery', () => {
     expect((await waitForExecution(res.body.executionId)).status).toBe('succeeded');
     expect(suite.fake.byRecipient(who.email)).toHaveLength(1);
     const reuse = await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ decision: 'decline' }) });
-    expect(reuse.status).toBe(409);
-    expect(reuse.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(await reuse.text()).toContain('Already approved');
+    await expectAlreadyApprovedPage(reuse);
   });
 
   it('a link clicked after a person approved through the API answers a page saying it was approved', async () => {
-    await setMode('manual');
-    await resend();
-    const who = await contact();
-    const art = await readyArtifact(who.id);
-    const res = await suite.api.post('/artifacts/deliver', {
-      artifactIds: [art.id],
-      message: 'Approved elsewhere',
-      integration: 'email',
-    });
-    await waitForExecution(res.body.executionId, (e) => e.draft !== null);
-    const link = await suite.api.post(`/warp-executions/${res.body.executionId}/approval-link`);
+    const { who, res, link } = await pendingDeliveryWithLink('Approved elsewhere');
     expect((await suite.api.post(`/warp-executions/${res.body.executionId}/approve`, {})).status).toBe(200);
     const late = await fetch(link.body.url, { method: 'POST', body: new URLSearchParams({ decision: 'approve' }) });
-    expect(late.status).toBe(409);
-    expect(late.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(await late.text()).toContain('Already approved');
+    await expectAlreadyApprovedPage(late);
     expect((await waitForExecution(res.body.executionId)).status).toBe('succeeded');
     expect(suite.fake.byRecipient(who.email)).toHaveLength(1);
   });
