@@ -12,6 +12,8 @@ import { docsRouter } from './docsPage';
 import { defineRoute, json, registerRoutes, Route } from './routeTable';
 import { adminRoutes } from './routes/admin';
 import { agentsRoutes } from './routes/agents';
+import { agentKnowledgeRoutes } from './routes/agentKnowledge';
+import { roomsRoutes } from './routes/rooms';
 import { apiTokensRoutes } from './routes/apiTokens';
 import { appsRoutes } from './routes/apps';
 import { artifactsRoutes } from './routes/artifacts';
@@ -29,6 +31,8 @@ export function apiRoutes(ctx: AppContext): Route[] {
   return [
     ...teamRoutes(ctx),
     ...agentsRoutes(ctx),
+    ...agentKnowledgeRoutes(ctx),
+    ...roomsRoutes(ctx),
     ...appsRoutes(ctx),
     ...contactsRoutes(ctx),
     ...jobsRoutes(ctx),

@@ -9,6 +9,7 @@ import * as mcp from './007_mcp';
 import * as outboundMessages from './008_outbound_messages';
 import * as consentAndOperators from './009_consent_and_operators';
 import * as sendRates from './010_send_rates';
+import * as agentConversations from './011_agent_conversations';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -25,6 +26,7 @@ const migrations: Record<string, Knex.Migration> = {
   '008_outbound_messages': outboundMessages,
   '009_consent_and_operators': consentAndOperators,
   '010_send_rates': sendRates,
+  '011_agent_conversations': agentConversations,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
