@@ -5,7 +5,25 @@ const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 /** An opaque, random, prefixed public id such as `ct_4k2j...` (about 103 bits of randomness). */
 export function newId(
   prefix:
-    'ct' | 'job' | 'med' | 'kd' | 'tok' | 'seg' | 'cmp' | 'art' | 'dlv' | 'hk' | 'wx' | 'grt' | 'oar' | 'msg' | 'ord',
+    | 'ct'
+    | 'job'
+    | 'med'
+    | 'kd'
+    | 'tok'
+    | 'seg'
+    | 'cmp'
+    | 'art'
+    | 'dlv'
+    | 'hk'
+    | 'wx'
+    | 'grt'
+    | 'oar'
+    | 'msg'
+    | 'ord'
+    | 'rm'
+    | 'rk'
+    | 'mem'
+    | 'skl',
 ): string {
   return newIds(prefix, 1)[0];
 }
