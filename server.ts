@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { closeRoomEventHub } from './services/rooms/roomEventHub';
 import path from 'node:path';
 import { createApp } from './api/app';
 import { providerPools } from './channels/pools';
@@ -30,6 +31,8 @@ export async function startServer(config: Config, db: Db): Promise<RunningServer
     url: effective.publicUrl,
     ctx,
     close: async () => {
+      // Open streams end first: they would keep the server from closing.
+      await closeRoomEventHub(ctx);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await ctx.temporal.close();

@@ -1,12 +1,13 @@
 import { CampaignActivityDeps, createCampaignActivities } from './campaigns';
 import { createDeliveryActivities, DeliveryActivityDeps } from './deliveries';
 import { createJobActivities, JobActivityDeps } from './jobs';
+import { createRoomActivities, RoomActivityDeps } from './rooms';
 import { createWarpActivities, WarpActivityDeps } from './warps';
 import { createTemplateActivities } from './whatsappTemplates';
 
 /** Every activity the worker registers. */
 export function createActivities(
-  deps: JobActivityDeps & DeliveryActivityDeps & CampaignActivityDeps & WarpActivityDeps,
+  deps: JobActivityDeps & DeliveryActivityDeps & CampaignActivityDeps & WarpActivityDeps & RoomActivityDeps,
 ) {
   return {
     ...createJobActivities(deps),
@@ -14,5 +15,6 @@ export function createActivities(
     ...createCampaignActivities(deps),
     ...createTemplateActivities(deps),
     ...createWarpActivities(deps),
+    ...createRoomActivities(deps),
   };
 }

@@ -8,6 +8,7 @@ import { measureRequests, metricsRoute } from './metrics';
 import { buildOpenApiDocument } from './openapi';
 import { authRouter } from '../auth/router';
 import { mcpRouter } from '../mcp/router';
+import { roomStreamRouter } from './roomStream';
 import { docsRouter } from './docsPage';
 import { defineRoute, json, registerRoutes, Route } from './routeTable';
 import { adminRoutes } from './routes/admin';
@@ -94,7 +95,7 @@ export function createApp(ctx: AppContext): Express {
   // Browser-based MCP hosts (the MCP Inspector, web agents) discover, register, exchange codes and
   // call MCP from another origin; these answer any origin, with bearer tokens and no cookies.
   app.use(
-    ['/.well-known', '/oauth/register', '/oauth/token', '/mcp'],
+    ['/.well-known', '/oauth/register', '/oauth/token', '/mcp', '/agents/stream'],
     cors({
       origin: '*',
       allowedHeaders: [
@@ -120,6 +121,7 @@ export function createApp(ctx: AppContext): Express {
   );
   app.use(authRouter(ctx));
   app.use(mcpRouter(ctx));
+  app.use(roomStreamRouter(ctx));
 
   const v1 = express.Router();
   registerRoutes(v1, ctx, describedRoutes(ctx));

@@ -1,4 +1,45 @@
-import type { Tool } from './toolKit';
+import { listRoomMessages, messageListQuerySchema } from '../services/rooms/messages';
+import { promptAgent, promptSchema } from '../services/rooms/promptAgent';
+import { listRooms, roomListQuerySchema, teamRoom } from '../services/rooms/rooms';
+import { id, tool, Tool } from './toolKit';
 
 /** Talking to the agent: prompt_agent and the rooms its conversations live in. */
-export const roomTools: Tool[] = [];
+export const roomTools: Tool[] = [
+  tool({
+    name: 'prompt_agent',
+    title: 'Prompt the agent',
+    description:
+      'Says something to the connected agent and waits (waitSeconds, default 25) for its reply, which may use ' +
+      "tools. Pass roomId to continue a conversation (default: your own room with this agent; the answer's " +
+      'roomId continues it). If the reply is not ready in time, answers status running/waiting_approval with ' +
+      'turnId and a streamUrl (Server-Sent Events) to follow; a sensitive write the agent makes may wait for a ' +
+      "person's approval (turn.pendingApprovals).",
+    app: 'core',
+    access: 'write',
+    input: promptSchema,
+    run: ({ ctx, team, principal, agentId }, input) => promptAgent(ctx, team, principal, agentId, input),
+  }),
+  tool({
+    name: 'list_rooms',
+    title: 'List rooms',
+    description:
+      "The team's rooms (conversations with its agents), newest first, optionally one agent's; a page at a time " +
+      '(pass pagination.nextCursor back as cursor).',
+    app: 'core',
+    access: 'read',
+    input: roomListQuerySchema,
+    run: ({ ctx, team }, query) => listRooms(ctx.db, team.id, query),
+  }),
+  tool({
+    name: 'get_room_messages',
+    title: 'Read a room',
+    description:
+      "A room's transcript (user, assistant and tool messages with their tool calls), oldest first unless " +
+      'order "desc", a page at a time.',
+    app: 'core',
+    access: 'read',
+    input: messageListQuerySchema.extend({ roomId: id('room') }),
+    run: async ({ ctx, team }, { roomId, ...query }) =>
+      listRoomMessages(ctx.db, (await teamRoom(ctx.db, team.id, roomId)).id, query),
+  }),
+];

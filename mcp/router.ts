@@ -5,7 +5,8 @@ import { jsonBody } from '../api/http';
 import { connectedAgent } from '../services/agents/agents';
 import { appSlug, installedApps } from '../services/agents/apps';
 import type { AppContext } from '../services/platform/context';
-import { AppError } from '../services/platform/errors';
+import { AppError, parseOrThrow } from '../services/platform/errors';
+import { openRoom, openRoomSchema } from '../services/rooms/rooms';
 import { Audience, authenticateForMcp, grants, Principal } from '../services/identity/principal';
 import { buildMcpServer, Connection, SERVER_INFO, toolPreview } from './server';
 
@@ -94,6 +95,17 @@ export function mcpRouter(ctx: AppContext): Router {
       await transport.handleRequest(req, res, req.body);
     },
   );
+  // The spec's `POST {auth_url}/mcp/rooms`: a room and a key to stream it, for the same credentials as /mcp.
+  router.post('/mcp/rooms', ...jsonBody(ctx.config.BODY_LIMIT), async (req, res) => {
+    const audience = mcpAudience(ctx);
+    const slug = typeof req.headers['x-team-slug'] === 'string' ? req.headers['x-team-slug'] : undefined;
+    const { principal, team } = await authenticateForMcp(ctx.db, req.headers.authorization, slug, audience);
+    requireMcpUse(principal, audience);
+    sendRateHeaders(res, await ctx.rateLimits.consumeApiRequest(team));
+    const input = parseOrThrow(openRoomSchema, req.body ?? {}, 'body');
+    const opened = await openRoom(ctx, team.id, principal, input);
+    res.status(opened.created ? 201 : 200).json(opened);
+  });
   router.get(paths, methodNotAllowed);
   router.delete(paths, methodNotAllowed);
 

@@ -32,7 +32,10 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
 export const tool = <S extends z.ZodType>(definition: Tool<S>): Tool => definition as unknown as Tool;
 
 /** A sensitive write: its arguments and its effect are the warp's, one rule for MCP and approvals. */
-export const sensitiveTool = (warp: SensitiveWarp, definition: Omit<Tool, 'input' | 'run' | 'warp' | 'access'>): Tool => ({
+export const sensitiveTool = (
+  warp: SensitiveWarp,
+  definition: Omit<Tool, 'input' | 'run' | 'warp' | 'access'>,
+): Tool => ({
   ...definition,
   access: 'write',
   warp,

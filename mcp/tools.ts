@@ -24,7 +24,6 @@ import { listCampaigns } from '../services/campaigns/list';
 import { campaignCreateSchema, campaignListQuerySchema } from '../services/campaigns/schemas';
 import { campaignStats } from '../services/campaigns/stats';
 import { updateContact } from '../services/contacts/contacts';
-import type { AppContext, TeamRef } from '../services/platform/context';
 import { creditUsage } from '../services/platform/credits';
 import { deliverArtifacts, deliverRequestSchema } from '../services/deliveries/deliver';
 import { notFound } from '../services/platform/errors';
@@ -33,23 +32,15 @@ import { ingestRequestSchema } from '../services/jobs/jobTypes';
 import { createJob } from '../services/jobs/jobs';
 import { fileTooLarge, listMedia, storeMedia } from '../services/media/media';
 import { pageQuerySchema } from '../services/platform/pagination';
-import { Access, Principal, requireUser } from '../services/identity/principal';
+import { requireUser } from '../services/identity/principal';
 import { createSegment, listSegments, segmentCreateSchema } from '../services/contacts/segments';
 import { getTeam, listPublicTeams } from '../services/platform/teams';
-import {
-  checkExecutions,
-  executionsQuerySchema,
-  runSensitiveWrite,
-  SensitiveWarp,
-  warpArgsSchema,
-} from '../services/deliveries/warps';
-
-import { caller, id, PENDING_NOTE, sensitiveTool, tool, Tool } from './toolKit';
+import { checkExecutions, executionsQuerySchema } from '../services/deliveries/warps';
+import { id, PENDING_NOTE, sensitiveTool, tool, Tool } from './toolKit';
 import { agentKnowledgeTools } from './agentTools';
 import { roomTools } from './roomTools';
 export type { Tool, ToolCall } from './toolKit';
 export { caller } from './toolKit';
-
 
 const coreTools: Tool[] = [
   tool({

@@ -1,10 +1,7 @@
 import { Connection } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../workflows/contracts/searchAttributeKeys';
 
-/** Custom search attributes every workflow sets, so the Temporal UI answers "which team, what, which id". */
-export const TeamSlugKey = defineSearchAttributeKey('TeamSlug', SearchAttributeType.KEYWORD);
-export const JobTypeKey = defineSearchAttributeKey('JobType', SearchAttributeType.KEYWORD);
-export const BusinessIdKey = defineSearchAttributeKey('BusinessId', SearchAttributeType.KEYWORD);
+export { BusinessIdKey, JobTypeKey, TeamSlugKey };
 
 export const customSearchAttributes = [TeamSlugKey, JobTypeKey, BusinessIdKey];
 

@@ -1,7 +1,113 @@
+import { z } from 'zod';
+import { findAgent } from '../../services/agents/agents';
 import type { AppContext } from '../../services/platform/context';
-import type { Route } from '../routeTable';
+import { notFound } from '../../services/platform/errors';
+import { pageSchema } from '../../services/platform/pagination';
+import { listRoomMessages, messageListQuerySchema, messageSchema } from '../../services/rooms/messages';
+import { promptAgent, promptAnswerSchema, promptSchema } from '../../services/rooms/promptAgent';
+import {
+  listRooms,
+  openedRoomSchema,
+  openRoom,
+  openRoomSchema,
+  roomListQuerySchema,
+  roomSchema,
+  teamRoom,
+} from '../../services/rooms/rooms';
+import { getTurn, turnSchema } from '../../services/rooms/turns';
+import { authOf } from '../auth';
+import { defineRoute, json, locationHeader, Route } from '../routeTable';
 
-/** Rooms and messages to an agent over HTTP. */
-export function roomsRoutes(_ctx: AppContext): Route[] {
-  return [];
+const roomParams = z.object({ roomId: z.string().min(1).max(100) });
+
+/** Rooms, messages to an agent and their turns over HTTP (the MCP tools' twins; streams are at /agents/stream). */
+export function roomsRoutes(ctx: AppContext): Route[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/agents/{agentId}/messages',
+      tag: 'Rooms',
+      access: 'write',
+      summary: 'Say something to an agent and wait (up to waitSeconds) for its reply',
+      description:
+        'Posts the message to a room (roomId, else your own room with the agent) and runs a turn. 200 with the ' +
+        'reply when the turn ended within waitSeconds; else 202 with the turn so far, its URL (Location) and a ' +
+        'stream URL to follow it live.',
+      params: z.object({ agentId: z.string() }),
+      body: { kind: 'json', schema: promptSchema },
+      responses: {
+        200: json(promptAnswerSchema, 'The turn ended: reply (or error) included'),
+        202: json(promptAnswerSchema, 'The turn goes on: follow streamUrl or poll Location', locationHeader),
+      },
+      handler: async ({ req, params, body }) => {
+        const { team, principal } = authOf(req);
+        if (!(await findAgent(ctx.db, team.id, params.agentId))) throw notFound('Agent');
+        const answer = await promptAgent(ctx, team, principal, params.agentId, body);
+        const ended = answer.status === 'completed' || answer.status === 'failed';
+        return {
+          status: ended ? 200 : 202,
+          body: answer,
+          headers: ended ? undefined : { Location: turnUrl(ctx, answer.roomId, answer.turnId) },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/rooms',
+      tag: 'Rooms',
+      access: 'write',
+      summary: 'Create or reuse a room, and get a key to stream it (the same as POST /mcp/rooms)',
+      body: { kind: 'json', schema: openRoomSchema, optional: true },
+      responses: {
+        200: json(openedRoomSchema, 'An existing room, with a new key'),
+        201: json(openedRoomSchema, 'A new room, with its key'),
+      },
+      handler: async ({ req, body }) => {
+        const { team, principal } = authOf(req);
+        const opened = await openRoom(ctx, team.id, principal, body ?? {});
+        return { status: opened.created ? 201 : 200, body: opened };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/rooms',
+      tag: 'Rooms',
+      access: 'read',
+      summary: "The team's rooms, newest first (optionally one agent's)",
+      query: roomListQuerySchema,
+      responses: { 200: json(pageSchema(roomSchema), 'A page of rooms') },
+      handler: async ({ req, query }) => ({ status: 200, body: await listRooms(ctx.db, authOf(req).team.id, query) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/rooms/{roomId}/messages',
+      tag: 'Rooms',
+      access: 'read',
+      summary: "A room's transcript, a page at a time (oldest first unless order=desc)",
+      params: roomParams,
+      query: messageListQuerySchema,
+      responses: { 200: json(pageSchema(messageSchema), 'A page of messages') },
+      handler: async ({ req, params, query }) => {
+        const room = await teamRoom(ctx.db, authOf(req).team.id, params.roomId);
+        return { status: 200, body: await listRoomMessages(ctx.db, room.id, query) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/rooms/{roomId}/turns/{turnId}',
+      tag: 'Rooms',
+      access: 'read',
+      summary: 'A turn: status, reply, tokens, the approvals it waits on, and (while it runs) its progress',
+      params: roomParams.extend({ turnId: z.string().min(1).max(200) }),
+      responses: { 200: json(turnSchema, 'The turn') },
+      handler: async ({ req, params }) => {
+        const turn = await getTurn(ctx, authOf(req).team.id, params.turnId, { withProgress: true });
+        if (turn.roomId !== params.roomId) throw notFound('Turn');
+        return { status: 200, body: turn };
+      },
+    }),
+  ];
 }
+
+export const turnUrl = (ctx: AppContext, roomId: string, turnId: string) =>
+  `${ctx.config.baseUrl}/rooms/${roomId}/turns/${encodeURIComponent(turnId)}`;

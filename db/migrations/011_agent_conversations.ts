@@ -68,6 +68,9 @@ export async function up(knex: Knex): Promise<void> {
     t.text('room_id').notNullable().references('rooms.id').onDelete('CASCADE');
     t.uuid('team_id').notNullable();
     t.text('message_id').notNullable();
+    t.bigInteger('message_seq').notNullable();
+    /** Who posted the message: the user the agent's tool calls act for (null: a team's own client). */
+    t.uuid('author_user_id');
     /** queued | running | waiting_approval | completed | failed */
     t.text('status').notNullable();
     t.integer('steps').notNullable().defaultTo(0);
@@ -143,6 +146,8 @@ export async function up(knex: Knex): Promise<void> {
   );
   await knex.raw('CREATE INDEX memories_search ON memories USING gin (search)');
   await knex.raw('CREATE INDEX memories_trgm ON memories USING gin (content gin_trgm_ops)');
+  // The top memories (an empty search, and what every turn loads) without sorting the agent's all.
+  await knex.raw('CREATE INDEX memories_agent_importance ON memories (agent_id, importance DESC, updated_at DESC)');
 
   await knex.schema.createTable('skills', (t) => {
     t.bigIncrements('seq', { primaryKey: false });

@@ -66,3 +66,15 @@ export async function clearSecret(db: Db, teamId: string, agentId: string, key: 
   await db('agent_secrets').where({ team_id: teamId, agent_id: agentId, key }).delete();
   return { key, set: false, updatedAt: null };
 }
+
+/** A secret's value, for the server's own use (the key of the agent's model): never answered to a client. */
+export async function secretValue(
+  db: Db,
+  box: SecretBox,
+  teamId: string,
+  agentId: string,
+  key: string,
+): Promise<string | null> {
+  const row = await db('agent_secrets').where({ team_id: teamId, agent_id: agentId, key }).first('value_sealed');
+  return row ? box.decrypt<string>(row.value_sealed) : null;
+}

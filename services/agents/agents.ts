@@ -11,6 +11,8 @@ interface AgentRow {
   name: string;
   slug: string;
   mode: string;
+  model_base_url: string | null;
+  model_name: string | null;
   created_at: Date;
 }
 
@@ -19,6 +21,8 @@ export const agentSchema = z.object({
   name: z.string(),
   slug: z.string(),
   mode: z.enum(['auto', 'manual']),
+  /** The agent's own OpenAI-compatible model; nulls: the server's AI_BASE_URL / AI_MODEL (else the offline default). */
+  model: z.object({ baseUrl: z.string().nullable(), name: z.string().nullable() }),
   createdAt: z.iso.datetime(),
 });
 export type AgentJson = z.infer<typeof agentSchema>;
@@ -29,12 +33,13 @@ export function presentAgent(row: AgentRow): AgentJson {
     name: row.name,
     slug: row.slug,
     mode: row.mode as AgentJson['mode'],
+    model: { baseUrl: row.model_base_url, name: row.model_name },
     createdAt: row.created_at.toISOString(),
   };
 }
 
 export async function listAgents(db: Db, teamId: string, page: PageQuery): Promise<Page<AgentJson>> {
-  const query = db('agents').where({ team_id: teamId }).select('seq', 'id', 'name', 'slug', 'mode', 'created_at');
+  const query = db('agents').where({ team_id: teamId }).select('seq', 'id', 'name', 'slug', 'mode', 'model_base_url', 'model_name', 'created_at');
   return keysetPage(query, page, presentAgent);
 }
 
@@ -99,12 +104,24 @@ export const agentUpdateSchema = z.strictObject({
   name: agentNameSchema.optional(),
   /** auto: sensitive writes run at once; manual: they wait for an approval. */
   mode: z.enum(['auto', 'manual']).optional(),
+  /** An OpenAI-compatible server for this agent (its key: the agent secret AI_API_KEY); null clears a field. */
+  model: z
+    .strictObject({
+      baseUrl: z.url().max(500).nullable().optional().describe('e.g. http://localhost:11434/v1 (Ollama)'),
+      name: z.string().min(1).max(200).nullable().optional().describe('e.g. llama3.1'),
+    })
+    .optional(),
 });
 export type AgentUpdate = z.infer<typeof agentUpdateSchema>;
 
 export async function updateAgent(db: Db, teamId: string, agentId: string, input: AgentUpdate): Promise<AgentJson> {
   if (!/^[0-9a-f-]{36}$/i.test(agentId)) throw notFound('Agent');
-  const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+  const { model, ...named } = input;
+  const changes = Object.fromEntries(
+    Object.entries({ ...named, model_base_url: model?.baseUrl, model_name: model?.name }).filter(
+      ([, v]) => v !== undefined,
+    ),
+  );
   const query = db('agents').where({ team_id: teamId, id: agentId });
   const [row] = Object.keys(changes).length ? await query.update(changes).returning('*') : await query.select('*');
   if (!row) throw notFound('Agent');
@@ -118,7 +135,7 @@ export async function updateAgent(db: Db, teamId: string, agentId: string, input
  */
 /** The agent an OAuth token was granted for (chosen at consent); an API token names none. */
 export const credentialAgentId = (principal: Principal): string | null =>
-  principal.kind === 'oauth' ? principal.agentId : null;
+  principal.kind === 'oauth' || principal.kind === 'agent' ? principal.agentId : null;
 
 /**
  * The connected agent of an MCP connection, the one rule for every way of connecting: the agent

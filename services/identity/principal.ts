@@ -20,7 +20,12 @@ export type Principal =
       teamId: string;
       agentId: string | null;
       scopes: Scope[];
-    };
+    }
+  /**
+   * An agent acting in a turn of one of its rooms: its tool calls run with the rights of the team's
+   * MCP surface, for the user whose message started the turn (null: a team's own client).
+   */
+  | { kind: 'agent'; userId: string | null; credentialId: string; agentId: string; scopes: Scope[] };
 
 /**
  * What a request is addressed to: the audience an OAuth token must have been issued for, and

@@ -107,6 +107,8 @@ export interface ModelServerOptions {
   requireApiKey?: string;
   /** The model ids `GET /v1/models` lists. */
   models?: string[];
+  /** The port to listen on (default: a free one). */
+  port?: number;
 }
 
 export interface FakeModelServer {
@@ -348,7 +350,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     });
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   return {

@@ -14,7 +14,7 @@ describe('workflow determinism (replay)', () => {
     .filter((f) => f.endsWith('.json'))
     .sort();
 
-  it('has saved histories for each kind of job run, each way a delivery or another approval ends, and campaign runs', () => {
+  it('has saved histories for each kind of job run, each way a delivery or another approval ends, campaign runs, rooms and turns', () => {
     expect(files).toEqual([
       'campaign-schedule-cancelled.json',
       'campaign-send.json',
@@ -26,6 +26,11 @@ describe('workflow determinism (replay)', () => {
       'delivery-expired.json',
       'delivery-manual-approved.json',
       'knowledge-ingest.json',
+      'room-two-turns.json',
+      'turn-answer.json',
+      'turn-approval-approved.json',
+      'turn-approval-declined.json',
+      'turn-approval-expired.json',
       'warp-approved.json',
       'warp-declined.json',
       'warp-expired.json',

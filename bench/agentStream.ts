@@ -1,0 +1,142 @@
+import { createParser } from 'eventsource-parser';
+import type { Db } from '../db/knex';
+import { startModelServer } from '../test/fakes/modelServer';
+
+/**
+ * (g) Time to first token through the whole platform (API → Temporal → turn workflow → model
+ * activity → Postgres event → NOTIFY → SSE) against the fake model with a fixed 200 ms first-token
+ * delay, vs. asking the same fake model directly. The two are measured alternately, one sample
+ * each, so both see the same machine; the overhead is the difference of their percentiles.
+ */
+export interface AgentStreamBenchOptions {
+  db: Db;
+  baseUrl: string;
+  team: { token: string; team: string; agentId: string };
+  samples: number;
+  log: (line: string) => void;
+}
+
+const FIRST_TOKEN_DELAY_MS = 200;
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+/** A stream kept open for the whole run, as a console or an SDK client keeps it. */
+function followRoom(streamUrl: string) {
+  const firstDelta = new Map<string, number>();
+  const completed = new Map<string, number>();
+  const waiters = new Set<() => void>();
+  const abort = new AbortController();
+  const parser = createParser({
+    onEvent: (event) => {
+      const data = JSON.parse(event.data);
+      const now = performance.now();
+      if (event.event === 'message.delta' && !firstDelta.has(data.messageId)) firstDelta.set(data.messageId, now);
+      if (event.event === 'turn.completed' || event.event === 'turn.failed') completed.set(data.turnId, now);
+      for (const wake of waiters) wake();
+    },
+  });
+  const reading = (async () => {
+    const res = await fetch(streamUrl, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk));
+  })().catch(() => undefined);
+  const until = async (check: () => boolean, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error('bench (g): the stream did not deliver in time');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 50);
+        waiters.add(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      waiters.clear();
+    }
+  };
+  return {
+    firstDelta,
+    completed,
+    until,
+    close: async () => {
+      abort.abort();
+      await reading;
+    },
+  };
+}
+
+export async function benchAgentStream(opts: AgentStreamBenchOptions): Promise<string[]> {
+  const fake = await startModelServer({
+    defaultReply: { chunks: ['ok', ' then', ' more'], firstTokenDelayMs: FIRST_TOKEN_DELAY_MS },
+  });
+  try {
+    await opts.db('agents').where({ id: opts.team.agentId }).update({ model_base_url: fake.url, model_name: 'fake' });
+    const headers = {
+      authorization: `Bearer ${opts.team.token}`,
+      'x-team-slug': opts.team.team,
+      'content-type': 'application/json',
+    };
+    const opened = (await (
+      await fetch(`${opts.baseUrl}/rooms`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench-g' }) })
+    ).json()) as { room: { id: string }; streamUrl: string };
+    const room = followRoom(opened.streamUrl);
+
+    const ours = async (i: number) => {
+      const started = performance.now();
+      const res = await fetch(`${opts.baseUrl}/agents/${opts.team.agentId}/messages`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ message: `sample ${i}`, roomId: opened.room.id, waitSeconds: 0 }),
+      });
+      const { turnId } = (await res.json()) as { turnId: string };
+      await room.until(() => room.firstDelta.has(`${turnId}:1`));
+      const ttft = room.firstDelta.get(`${turnId}:1`)! - started;
+      await room.until(() => room.completed.has(turnId));
+      return ttft;
+    };
+    const direct = async () => {
+      const started = performance.now();
+      const res = await fetch(`${fake.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'fake', stream: true, messages: [{ role: 'user', content: 'direct' }] }),
+      });
+      const decoder = new TextDecoder();
+      let ttft = 0;
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        if (!ttft && decoder.decode(chunk).includes('"content":"ok"')) ttft = performance.now() - started;
+      }
+      return ttft;
+    };
+
+    await ours(0); // warm: the room's workflow and the worker's caches
+    const platform: number[] = [];
+    const baseline: number[] = [];
+    for (let i = 1; i <= opts.samples; i++) {
+      if (i % 2) {
+        baseline.push(await direct());
+        platform.push(await ours(i));
+      } else {
+        platform.push(await ours(i));
+        baseline.push(await direct());
+      }
+    }
+    await room.close();
+    const row = (name: string, values: number[]) =>
+      `| ${name} | ${percentile(values, 50).toFixed(1)} | ${percentile(values, 95).toFixed(1)} |`;
+    const p50 = percentile(platform, 50) - percentile(baseline, 50);
+    const p95 = percentile(platform, 95) - percentile(baseline, 95);
+    return [
+      `## (g) Time to first token (fake model, ${FIRST_TOKEN_DELAY_MS} ms first-token delay, ${opts.samples} samples each, alternating)`,
+      '| path | p50 ms | p95 ms |',
+      '|---|---|---|',
+      row('the fake model, asked directly (streamed)', baseline),
+      row('POST /v1/agents/{id}/messages → first message.delta on the room stream', platform),
+      `overhead p50 **${p50.toFixed(1)} ms** (target ≤ 50), p95 **${p95.toFixed(1)} ms** (target ≤ 150)`,
+    ];
+  } finally {
+    await fake.close();
+  }
+}

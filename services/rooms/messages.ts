@@ -1,0 +1,174 @@
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import { z } from 'zod';
+import type { Db } from '../../db/knex';
+import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
+import { queueTurn, roomWorkflowId, roomWorkflowName, type RoomWorkflow } from '../../workflows/contracts/room';
+import type { AppContext, TeamRef } from '../platform/context';
+import { decodeCursor, encodeCursor, Page } from '../platform/pagination';
+import { newId } from '../platform/ids';
+import { appendRoomEvents } from './roomEvents';
+import type { RoomRow } from './rooms';
+
+/** The longest message a person or a client may post (a model's context is the real bound). */
+export const MESSAGE_MAX_CHARS = 20_000;
+
+export const messageSchema = z.object({
+  id: z.string(),
+  seq: z.number().int(),
+  role: z.enum(['user', 'assistant', 'tool']),
+  content: z.string(),
+  turnId: z.string().nullable(),
+  toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).nullable(),
+  toolCallId: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+});
+export type MessageJson = z.infer<typeof messageSchema>;
+
+interface MessageRow {
+  id: string;
+  seq: number;
+  role: 'user' | 'assistant' | 'tool';
+  content: string;
+  turn_id: string | null;
+  tool_calls: { id: string; name: string; arguments: string }[] | null;
+  tool_call_id: string | null;
+  created_at: Date;
+}
+
+const presentMessage = (row: MessageRow): MessageJson => ({
+  id: row.id,
+  seq: row.seq,
+  role: row.role,
+  content: row.content,
+  turnId: row.turn_id,
+  toolCalls: row.tool_calls,
+  toolCallId: row.tool_call_id,
+  createdAt: row.created_at.toISOString(),
+});
+
+/** Allocates the next message sequence of a room (under its row lock, so messages keep one order). */
+export async function nextMessageSeq(db: Db, roomId: string): Promise<number> {
+  const [row] = await db('rooms')
+    .where({ id: roomId })
+    .increment('last_message_seq', 1)
+    .returning<{ last_message_seq: number }[]>('last_message_seq');
+  return row.last_message_seq;
+}
+
+export interface PostedMessage {
+  messageId: string;
+  turnId: string;
+}
+
+/**
+ * A person's (or a client's) message: written to the transcript with its queued turn and its
+ * `message.created` event in one transaction, then handed to the room's workflow. If Temporal
+ * never gets it, the turn is failed on the stream rather than left queued forever.
+ */
+export async function postMessage(
+  ctx: AppContext,
+  team: TeamRef,
+  room: RoomRow,
+  content: string,
+  authorUserId: string | null,
+): Promise<PostedMessage> {
+  const posted = await ctx.db.transaction(async (trx) => {
+    const seq = await nextMessageSeq(trx, room.id);
+    const messageId = newId('msg');
+    const turnId = `${room.id}:${seq}`;
+    await trx('room_messages').insert({
+      id: messageId,
+      room_id: room.id,
+      team_id: team.id,
+      seq,
+      role: 'user',
+      content,
+      turn_id: turnId,
+      author_user_id: authorUserId,
+    });
+    await trx('room_turns').insert({
+      id: turnId,
+      room_id: room.id,
+      team_id: team.id,
+      message_id: messageId,
+      message_seq: seq,
+      author_user_id: authorUserId,
+      status: 'queued',
+    });
+    await appendRoomEvents(trx, room.id, [
+      { type: 'message.created', data: { messageId, role: 'user', content, turnId } },
+    ]);
+    return { messageId, turnId };
+  });
+  await ctx.temporal.startTracked(
+    (client) =>
+      client.workflow.executeUpdateWithStart(queueTurn, {
+        args: [{ turnId: posted.turnId }],
+        updateId: posted.turnId,
+        startWorkflowOperation: new WithStartWorkflowOperation<RoomWorkflow>(roomWorkflowName, {
+          workflowId: roomWorkflowId(room.id),
+          taskQueue: ctx.temporal.taskQueue,
+          args: [{ roomId: room.id, teamSlug: team.slug }],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          typedSearchAttributes: [
+            { key: TeamSlugKey, value: team.slug },
+            { key: JobTypeKey, value: 'agent.room' },
+            { key: BusinessIdKey, value: room.id },
+          ],
+          staticSummary: `Room ${room.id} "${room.name}" of agent ${room.agent_id} (team ${team.slug})`,
+        }),
+      }),
+    {
+      onFailure: async ({ neverReached }) => {
+        if (neverReached) await failUnqueuedTurn(ctx.db, room.id, posted.turnId);
+      },
+      details: { roomId: room.id, turnId: posted.turnId },
+    },
+  );
+  return posted;
+}
+
+/** A turn Temporal never received: failed, and said so on the stream. */
+async function failUnqueuedTurn(db: Db, roomId: string, turnId: string): Promise<void> {
+  const error = {
+    error: {
+      code: 'temporal_unavailable',
+      message: 'The message was kept but its turn could not be started; post again',
+    },
+  };
+  await db.transaction(async (trx) => {
+    const moved = await trx('room_turns')
+      .where({ id: turnId, status: 'queued' })
+      .update({ status: 'failed', error: JSON.stringify(error), completed_at: trx.fn.now() });
+    if (moved) await appendRoomEvents(trx, roomId, [{ type: 'turn.failed', data: { turnId, ...error } }]);
+  });
+}
+
+export const messageListQuerySchema = z.object({
+  cursor: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  order: z.enum(['asc', 'desc']).default('asc').describe('asc: oldest first (a transcript); desc: newest first'),
+});
+
+/** A room's transcript a page at a time. */
+export async function listRoomMessages(
+  db: Db,
+  roomId: string,
+  query: z.infer<typeof messageListQuerySchema>,
+): Promise<Page<MessageJson>> {
+  const after = decodeCursor(query.cursor);
+  const rows: MessageRow[] = await db('room_messages')
+    .where({ room_id: roomId })
+    .modify((q) => {
+      if (after !== null) q.where('seq', query.order === 'asc' ? '>' : '<', after);
+    })
+    .orderBy('seq', query.order)
+    .limit(query.limit + 1)
+    .select('id', 'seq', 'role', 'content', 'turn_id', 'tool_calls', 'tool_call_id', 'created_at');
+  const more = rows.length > query.limit;
+  const page = rows.slice(0, query.limit);
+  return {
+    data: page.map(presentMessage),
+    pagination: { nextCursor: more ? encodeCursor(page[page.length - 1].seq) : null, limit: query.limit },
+  };
+}

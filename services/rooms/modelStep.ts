@@ -1,0 +1,229 @@
+import type { Db } from '../../db/knex';
+import type { ModelStepResult, PlannedToolCall } from '../../workflows/contracts/room';
+import { secretValue } from '../agents/agentSecrets';
+import { ChatEvent, ChatModel, ModelError } from '../agents/models/chatModel';
+import { modelFor } from '../agents/models/resolveModel';
+import type { AppContext } from '../platform/context';
+import { nextMessageSeq } from './messages';
+import { appendRoomEvents } from './roomEvents';
+import { loadTurnContext } from './turnContext';
+import { loadTurn, TurnRecord } from './turnRecord';
+import { approvalWarp, ToolRegistry, turnTools } from './turnTools';
+
+/** Deltas are written at most this often (the first at once): a stream stays live without an event per token. */
+export const DELTA_FLUSH_MS = 50;
+
+export const assistantMessageId = (turnId: string, step: number) => `${turnId}:${step}`;
+export const toolCallId = (turnId: string, step: number, index: number) => `${turnId}:${step}:${index}`;
+
+/** The model an agent talks through: its own settings, else the server's (AI_BASE_URL), else the offline default. */
+export async function agentModel(ctx: AppContext, turn: TurnRecord): Promise<ChatModel> {
+  const agentApiKey = turn.agent.modelBaseUrl
+    ? await secretValue(ctx.db, ctx.secretBox, turn.team.id, turn.agent.id, 'AI_API_KEY')
+    : null;
+  return modelFor({ agentBaseUrl: turn.agent.modelBaseUrl, agentModel: turn.agent.modelName, agentApiKey }, ctx.config);
+}
+
+/**
+ * One model call of a turn: streams the answer into the room's events, then records in one
+ * transaction the assistant message, the tool calls it asked for (the ledger rows the tools run
+ * against), the model call's usage and the `message.completed` / `tool.call` events. A retried
+ * attempt first tells clients to drop what the failed one streamed; an attempt that finds the
+ * step already recorded (the worker died after the commit) answers from the record.
+ */
+export async function runModelStep(
+  ctx: AppContext,
+  registry: ToolRegistry,
+  turnId: string,
+  step: number,
+  allowTools: boolean,
+  attempt: number,
+  heartbeat: () => void,
+  signal?: AbortSignal,
+): Promise<ModelStepResult> {
+  const turn = await loadTurn(ctx.db, turnId);
+  const messageId = assistantMessageId(turnId, step);
+  const recorded = await recordedStep(ctx.db, registry, turn, messageId);
+  if (recorded) return recorded;
+
+  const model = await agentModel(ctx, turn);
+  const tools = allowTools ? await turnTools(ctx, registry, turn) : [];
+  const messages = await loadTurnContext(ctx.db, turn);
+  const [{ id: modelCallId }] = await ctx
+    .db('model_calls')
+    .insert({ turn_id: turnId, team_id: turn.team.id, step, attempt, model: model.label, status: 'running' })
+    .onConflict(['turn_id', 'step', 'attempt'])
+    .merge({ status: 'running', started_at: ctx.db.fn.now() })
+    .returning('id');
+  await appendRoomEvents(ctx.db, turn.roomId, [
+    attempt > 1
+      ? { type: 'message.reset', data: { messageId, turnId, attempt } }
+      : { type: 'message.created', data: { messageId, role: 'assistant', turnId } },
+  ]);
+
+  const startedAt = Date.now();
+  let firstTokenMs: number | null = null;
+  let text = '';
+  const calls: Extract<ChatEvent, { type: 'tool-call' }>[] = [];
+  let usage = { promptTokens: 0, completionTokens: 0 };
+  const deltas = new DeltaWriter(ctx.db, turn.roomId, messageId, heartbeat);
+  try {
+    for await (const event of model.stream({ messages, tools: tools.map((t) => t.chat), signal })) {
+      if (event.type === 'text') {
+        firstTokenMs ??= Date.now() - startedAt;
+        text += event.text;
+        await deltas.add(event.text);
+      } else if (event.type === 'tool-call') calls.push(event);
+      else usage = event.usage;
+    }
+    await deltas.flush();
+  } catch (err) {
+    deltas.stop();
+    const failure = err instanceof ModelError ? err : new ModelError(String((err as Error)?.message ?? err), true);
+    await ctx
+      .db('model_calls')
+      .where({ id: modelCallId })
+      .update({
+        status: 'failed',
+        error: JSON.stringify({ message: failure.message, status: failure.status ?? null }),
+        first_token_ms: firstTokenMs,
+        finished_at: ctx.db.fn.now(),
+      });
+    throw failure;
+  }
+
+  const approvals = new Map(tools.map((t) => [t.chat.name, t.approval]));
+  const planned: PlannedToolCall[] = calls.map((call, i) => ({
+    id: toolCallId(turnId, step, i),
+    name: call.name,
+    approval: approvals.get(call.name) ?? null,
+  }));
+  await ctx.db.transaction(async (trx) => {
+    const seq = await nextMessageSeq(trx, turn.roomId);
+    const toolCalls = calls.map((call, i) => ({ id: planned[i].id, name: call.name, arguments: call.arguments }));
+    await trx('room_messages').insert({
+      id: messageId,
+      room_id: turn.roomId,
+      team_id: turn.team.id,
+      seq,
+      role: 'assistant',
+      content: text,
+      turn_id: turnId,
+      tool_calls: toolCalls.length ? JSON.stringify(toolCalls) : null,
+    });
+    if (calls.length)
+      await trx('tool_calls').insert(
+        calls.map((call, i) => ({
+          id: planned[i].id,
+          turn_id: turnId,
+          team_id: turn.team.id,
+          name: call.name,
+          arguments: JSON.stringify(call.input ?? { invalidArguments: call.arguments, error: call.inputError }),
+          status: call.input ? 'pending' : 'invalid',
+        })),
+      );
+    await trx('model_calls').where({ id: modelCallId }).update({
+      status: 'succeeded',
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens,
+      first_token_ms: firstTokenMs,
+      finished_at: trx.fn.now(),
+    });
+    await trx('room_turns')
+      .where({ id: turnId })
+      .update({
+        steps: step,
+        prompt_tokens: trx.raw('prompt_tokens + ?', [usage.promptTokens]),
+        completion_tokens: trx.raw('completion_tokens + ?', [usage.completionTokens]),
+      });
+    await appendRoomEvents(trx, turn.roomId, [
+      { type: 'message.completed', data: { messageId, turnId, content: text, toolCalls } },
+      ...calls.map((call, i) => ({
+        type: 'tool.call' as const,
+        data: {
+          toolCallId: planned[i].id,
+          turnId,
+          name: call.name,
+          arguments: call.input ?? null,
+          ...(call.inputError ? { error: call.inputError } : {}),
+          needsApproval: planned[i].approval !== null,
+        },
+      })),
+    ]);
+  });
+  return { toolCalls: planned, ...usage };
+}
+
+/** A step a previous attempt recorded before it died: the same answer, nothing billed or streamed twice. */
+async function recordedStep(
+  db: Db,
+  registry: ToolRegistry,
+  turn: TurnRecord,
+  messageId: string,
+): Promise<ModelStepResult | undefined> {
+  const message = await db('room_messages').where({ id: messageId }).first('tool_calls');
+  if (!message) return undefined;
+  const calls: { id: string; name: string }[] = message.tool_calls ?? [];
+  return {
+    toolCalls: calls.map((c) => ({
+      id: c.id,
+      name: c.name,
+      approval: approvalWarp(
+        registry.all.find((t) => t.name === c.name),
+        turn,
+      ),
+    })),
+    promptTokens: 0,
+    completionTokens: 0,
+  };
+}
+
+/**
+ * Writes streamed text as `message.delta` events: the first piece at once (time to first token),
+ * then whatever arrived, at most every DELTA_FLUSH_MS. Writes never overlap, so deltas keep their order.
+ */
+class DeltaWriter {
+  private pending = '';
+  private lastWrite = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly roomId: string,
+    private readonly messageId: string,
+    private readonly heartbeat: () => void,
+  ) {}
+
+  async add(text: string): Promise<void> {
+    this.pending += text;
+    const wait = this.lastWrite + DELTA_FLUSH_MS - Date.now();
+    if (wait <= 0) return this.flush();
+    // A failed write surfaces at the final flush, which awaits the same chain.
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.flush().catch(() => undefined);
+    }, wait);
+  }
+
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.writing = this.writing.then(async () => {
+      if (!this.pending) return;
+      const text = this.pending;
+      this.pending = '';
+      this.lastWrite = Date.now();
+      await appendRoomEvents(this.db, this.roomId, [
+        { type: 'message.delta', data: { messageId: this.messageId, text } },
+      ]);
+      this.heartbeat();
+    });
+    return this.writing;
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.pending = '';
+  }
+}

@@ -1,0 +1,79 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import type { Db } from '../../db/knex';
+
+/**
+ * A room's event log: what its stream carries, in a gapless per-room order. A sequence is
+ * allocated under the room row's lock (the same statement that inserts the event), and the
+ * statement wakes readers with NOTIFY, delivered when the write commits. NOTIFY only wakes: a
+ * reader always reads the table, so a reconnect with `Last-Event-ID` gets exactly what it missed,
+ * from any API process.
+ */
+export const roomEventTypes = [
+  'message.created',
+  'message.delta',
+  /** A retried model call: drop the partial text of `messageId` received so far. */
+  'message.reset',
+  'message.completed',
+  'tool.call',
+  'tool.result',
+  'approval.requested',
+  'approval.decided',
+  'turn.completed',
+  'turn.failed',
+] as const;
+export const roomEventTypeSchema = z.enum(roomEventTypes);
+export type RoomEventType = z.infer<typeof roomEventTypeSchema>;
+
+export interface NewRoomEvent {
+  type: RoomEventType;
+  data: Record<string, unknown>;
+}
+
+export interface RoomEvent extends NewRoomEvent {
+  seq: number;
+  createdAt: Date;
+}
+
+/** The channel every API process LISTENs on; the payload is the room id. */
+export const ROOM_EVENTS_CHANNEL = 'room_events';
+
+/**
+ * Appends events to a room's log in one statement and answers their sequences. Inside a
+ * transaction the events commit with the change they describe (and the room row stays locked
+ * until then: append last, after any slow work).
+ */
+export async function appendRoomEvents(
+  db: Db | Knex.Transaction,
+  roomId: string,
+  events: NewRoomEvent[],
+): Promise<number[]> {
+  if (events.length === 0) return [];
+  const { rows } = await db.raw<{ rows: { seq: number }[] }>(
+    `WITH room AS (
+       UPDATE rooms SET last_event_seq = last_event_seq + ?, last_activity_at = now() WHERE id = ?
+       RETURNING last_event_seq - ? AS before
+     ), inserted AS (
+       INSERT INTO room_events (room_id, seq, type, data)
+       SELECT ?, room.before + e.ord, e.value->>'type', e.value->'data'
+       FROM room, jsonb_array_elements(?::jsonb) WITH ORDINALITY AS e(value, ord)
+       RETURNING seq
+     )
+     SELECT seq, pg_notify(?, ?) FROM inserted ORDER BY seq`,
+    [events.length, roomId, events.length, roomId, JSON.stringify(events), ROOM_EVENTS_CHANNEL, roomId],
+  );
+  return rows.map((r) => r.seq);
+}
+
+/** Events after `afterSeq`, oldest first: what a stream sends next. */
+export async function eventsSince(db: Db, roomId: string, afterSeq: number, limit = 500): Promise<RoomEvent[]> {
+  const rows: { seq: number; type: RoomEventType; data: Record<string, unknown>; created_at: Date }[] = await db(
+    'room_events',
+  )
+    .where('room_id', roomId)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .select('seq', 'type', 'data', 'created_at');
+  return rows.map((r) => ({ seq: r.seq, type: r.type, data: r.data, createdAt: r.created_at }));
+}

@@ -1,0 +1,189 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../../db/knex';
+import { credentialAgentId, findAgent, sendingAgent } from '../agents/agents';
+import type { Principal } from '../identity/principal';
+import type { AppContext } from '../platform/context';
+import { AppError, notFound } from '../platform/errors';
+import { newId } from '../platform/ids';
+import { decodeCursor, encodeCursor, Page, PageQuery } from '../platform/pagination';
+
+/**
+ * A room: one durable conversation with one agent. Its transcript and events live in Postgres;
+ * its turns run in the `room-<roomId>` workflow. Anyone holding one of its keys may follow its
+ * stream; everything else goes through the team's credentials.
+ */
+export interface RoomRow {
+  seq: number;
+  id: string;
+  team_id: string;
+  agent_id: string;
+  name: string;
+  created_by: string | null;
+  last_event_seq: number;
+  last_message_seq: number;
+  created_at: Date;
+  last_activity_at: Date;
+}
+
+export const roomSchema = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  name: z.string(),
+  /** The last event's sequence: a stream that has seen it is up to date. */
+  lastEventId: z.number().int(),
+  createdAt: z.iso.datetime(),
+  lastActivityAt: z.iso.datetime(),
+});
+export type RoomJson = z.infer<typeof roomSchema>;
+
+export const presentRoom = (row: RoomRow): RoomJson => ({
+  id: row.id,
+  agentId: row.agent_id,
+  name: row.name,
+  lastEventId: row.last_event_seq,
+  createdAt: row.created_at.toISOString(),
+  lastActivityAt: row.last_activity_at.toISOString(),
+});
+
+const roomNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[^\s:][^:]*$/, 'a name without ":"');
+
+export const openRoomSchema = z.strictObject({
+  agentId: z
+    .uuid()
+    .optional()
+    .describe("The agent to talk to; default: the credential's agent (OAuth), else the team's first agent"),
+  name: roomNameSchema
+    .optional()
+    .describe('A name of your choosing; the same name for the same agent reuses that room. Default: "default"'),
+  roomId: z.string().min(1).max(100).optional().describe('An existing room of the team: answers a new key for it'),
+});
+export type OpenRoomInput = z.infer<typeof openRoomSchema>;
+
+export const openedRoomSchema = z.object({
+  room: roomSchema,
+  created: z.boolean(),
+  /** Shown once: stored only as a hash. Every call answers a new key; each stays valid. */
+  key: z.string(),
+  streamUrl: z.url(),
+});
+
+/** Where a room streams: `{mcp_url}/agents/stream/{roomId}?key=…`. */
+export const streamUrl = (ctx: AppContext, roomId: string, key?: string) =>
+  `${ctx.config.publicUrl}/agents/stream/${roomId}${key ? `?key=${encodeURIComponent(key)}` : ''}`;
+
+export const hashRoomKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+/** A new key for a room; `ttlSeconds` bounds one handed out in passing (prompt_agent's stream link). */
+export async function issueRoomKey(db: Db, roomId: string, ttlSeconds?: number): Promise<string> {
+  const key = `rk_${randomBytes(24).toString('base64url')}`;
+  await db('room_keys').insert({
+    id: newId('rk'),
+    room_id: roomId,
+    key_hash: hashRoomKey(key),
+    expires_at: ttlSeconds ? db.raw(`now() + make_interval(secs => ?)`, [ttlSeconds]) : null,
+  });
+  return key;
+}
+
+/** The team's room by id; another team's (or a malformed id) is not found. */
+export async function teamRoom(db: Db, teamId: string, roomId: string): Promise<RoomRow> {
+  const row: RoomRow | undefined = await db('rooms').where({ id: roomId, team_id: teamId }).first();
+  if (!row) throw notFound('Room');
+  return row;
+}
+
+/** The room a key opens, if it is that room's live key. */
+export async function roomByKey(db: Db, roomId: string, key: string): Promise<RoomRow | undefined> {
+  return db('rooms')
+    .join('room_keys', 'room_keys.room_id', 'rooms.id')
+    .where({ 'rooms.id': roomId, 'room_keys.key_hash': hashRoomKey(key) })
+    .where((q) => {
+      void q.whereNull('room_keys.expires_at').orWhere('room_keys.expires_at', '>', db.fn.now());
+    })
+    .first('rooms.*');
+}
+
+/** Finds the agent's room of that name, or creates it: concurrent calls end with one room. */
+export async function findOrCreateRoom(
+  db: Db,
+  teamId: string,
+  agentId: string,
+  name: string,
+  createdBy: string | null,
+): Promise<{ room: RoomRow; created: boolean }> {
+  const [inserted]: RoomRow[] = await db('rooms')
+    .insert({ id: newId('rm'), team_id: teamId, agent_id: agentId, name, created_by: createdBy })
+    .onConflict(['agent_id', 'name'])
+    .ignore()
+    .returning('*');
+  if (inserted) return { room: inserted, created: true };
+  return { room: await db('rooms').where({ agent_id: agentId, name }).first(), created: false };
+}
+
+/** `POST {auth_url}/mcp/rooms`: the room (created or reused) and a new key to stream it with. */
+export async function openRoom(
+  ctx: AppContext,
+  teamId: string,
+  principal: Principal,
+  input: OpenRoomInput,
+): Promise<z.infer<typeof openedRoomSchema>> {
+  let opened: { room: RoomRow; created: boolean };
+  if (input.roomId) {
+    if (input.agentId || input.name)
+      throw new AppError(400, 'validation_error', 'Pass roomId alone, or agentId and name', {
+        issues: [{ path: 'roomId', message: 'roomId names the room by itself', code: 'custom' }],
+      });
+    opened = { room: await teamRoom(ctx.db, teamId, input.roomId), created: false };
+  } else {
+    // The agent named, else the credential's own agent, else the team's first.
+    const agentId = input.agentId ?? (await sendingAgent(ctx.db, teamId, null, credentialAgentId(principal))).id;
+    if (!(await findAgent(ctx.db, teamId, agentId))) throw notFound('Agent');
+    opened = await findOrCreateRoom(ctx.db, teamId, agentId, input.name ?? 'default', principal.userId);
+  }
+  const key = await issueRoomKey(ctx.db, opened.room.id);
+  return {
+    room: presentRoom(opened.room),
+    created: opened.created,
+    key,
+    streamUrl: streamUrl(ctx, opened.room.id, key),
+  };
+}
+
+export const roomListQuerySchema = z.object({
+  cursor: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  agentId: z.uuid().optional().describe("Only this agent's rooms"),
+});
+
+/** The team's rooms, newest first. */
+export async function listRooms(
+  db: Db,
+  teamId: string,
+  query: PageQuery & { agentId?: string },
+): Promise<Page<RoomJson>> {
+  const after = decodeCursor(query.cursor);
+  const rows: RoomRow[] = await db('rooms')
+    .where({ team_id: teamId })
+    .modify((q) => {
+      if (query.agentId) q.where({ agent_id: query.agentId });
+      if (after !== null) q.where('seq', '<', after);
+    })
+    .orderBy('seq', 'desc')
+    .limit(query.limit + 1)
+    .select('*');
+  const more = rows.length > query.limit;
+  const page = rows.slice(0, query.limit);
+  return {
+    data: page.map(presentRoom),
+    pagination: {
+      nextCursor: more ? encodeCursor(page[page.length - 1].seq) : null,
+      limit: query.limit,
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import type { Db } from '../../db/knex';
+import { knowledgeChunks } from '../agents/documents';
+import { topMemories } from '../agents/memories';
+import { relevantSkills } from '../agents/skills';
+import type { ChatMessage, ChatToolCall } from '../agents/models/chatModel';
+import type { TurnRecord } from './turnRecord';
+
+/** What a turn may spend on the recent transcript (estimated at 4 characters a token). */
+export const TRANSCRIPT_TOKEN_BUDGET = 8_000;
+const SKILLS_LOADED = 3;
+const MEMORIES_LOADED = 8;
+const CHUNKS_LOADED = 4;
+
+const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+
+interface TranscriptRow {
+  role: 'user' | 'assistant' | 'tool';
+  content: string;
+  tool_calls: ChatToolCall[] | null;
+  tool_call_id: string | null;
+}
+
+/**
+ * What the model reads in a turn: the character, the skills that apply to the message, the top
+ * memories, the knowledge chunks that match it, then the recent transcript within a token budget.
+ * The transcript is the one this turn answers: messages of later turns (posted meanwhile) are not
+ * in it, and a turn's own replies sit right after the message that started it.
+ */
+export async function loadTurnContext(db: Db, turn: TurnRecord): Promise<ChatMessage[]> {
+  const question: string = (await db('room_messages').where({ id: turn.messageId }).first('content'))?.content ?? '';
+  const [skills, memories, chunks, transcript] = await Promise.all([
+    relevantSkills(db, turn.agent.id, question, SKILLS_LOADED),
+    topMemories(db, turn.agent.id, question, MEMORIES_LOADED),
+    knowledgeChunks(db, turn.agent.id, question, CHUNKS_LOADED),
+    recentTranscript(db, turn),
+  ]);
+
+  const system = [
+    `You are ${turn.agent.name}, an AI agent of the team "${turn.team.slug}".`,
+    turn.agent.persona ? `Persona:\n${turn.agent.persona}` : '',
+    turn.agent.instructions ? `Instructions:\n${turn.agent.instructions}` : '',
+    skills.length
+      ? `Skills that may apply:\n${skills.map((s) => `### ${s.name}\n${s.instructions}`).join('\n\n')}`
+      : '',
+    memories.length ? `What you remember:\n${memories.map((m) => `- ${m.content}`).join('\n')}` : '',
+    chunks.length ? `Knowledge that may help:\n${chunks.map((c) => `[${c.title}] ${c.content}`).join('\n\n')}` : '',
+    'Use the tools when they help. A write that needs a person answers when they decide; do not repeat it.',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  return [{ role: 'system', content: system }, ...transcript];
+}
+
+async function recentTranscript(db: Db, turn: TurnRecord): Promise<ChatMessage[]> {
+  const newestFirst: TranscriptRow[] = await db('room_messages as m')
+    .leftJoin('room_turns as t', 't.id', 'm.turn_id')
+    .where('m.room_id', turn.roomId)
+    .whereRaw('coalesce(t.message_seq, m.seq) <= ?', [turn.messageSeq])
+    .orderByRaw('coalesce(t.message_seq, m.seq) DESC, m.seq DESC')
+    .limit(400)
+    .select('m.role', 'm.content', 'm.tool_calls', 'm.tool_call_id');
+
+  const kept: TranscriptRow[] = [];
+  let budget = TRANSCRIPT_TOKEN_BUDGET;
+  for (const row of newestFirst) {
+    budget -= estimateTokens(row.content) + estimateTokens(JSON.stringify(row.tool_calls ?? ''));
+    if (budget < 0 && kept.length > 0) break;
+    kept.push(row);
+  }
+  kept.reverse();
+  // A cut must not leave a tool result without the call it answers: start at a person's message.
+  while (kept.length > 1 && kept[0].role !== 'user') kept.shift();
+  return withEveryCallAnswered(kept);
+}
+
+/** A model refuses a transcript with a tool call left unanswered (a turn that failed mid-way): say so in its place. */
+function withEveryCallAnswered(rows: TranscriptRow[]): ChatMessage[] {
+  const answered = new Set(rows.filter((r) => r.role === 'tool').map((r) => r.tool_call_id));
+  const messages: ChatMessage[] = [];
+  for (const row of rows) {
+    if (row.role === 'user') messages.push({ role: 'user', content: row.content });
+    else if (row.role === 'tool') messages.push({ role: 'tool', toolCallId: row.tool_call_id!, content: row.content });
+    else {
+      const calls = row.tool_calls ?? [];
+      messages.push({ role: 'assistant', content: row.content, ...(calls.length ? { toolCalls: calls } : {}) });
+      for (const call of calls)
+        if (!answered.has(call.id))
+          messages.push({
+            role: 'tool',
+            toolCallId: call.id,
+            content: '{"error":"the turn ended before this call ran"}',
+          });
+    }
+  }
+  return messages;
+}

@@ -1,0 +1,104 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import type { ErrorBody } from '../platform/errors';
+import type { TeamRef } from '../platform/context';
+import { appendRoomEvents } from './roomEvents';
+
+/** A turn with what its steps need: the room, the team, the agent and its settings. */
+export interface TurnRecord {
+  id: string;
+  roomId: string;
+  team: TeamRef;
+  agent: {
+    id: string;
+    name: string;
+    mode: 'auto' | 'manual';
+    persona: string | null;
+    instructions: string | null;
+    modelBaseUrl: string | null;
+    modelName: string | null;
+  };
+  messageId: string;
+  messageSeq: number;
+  authorUserId: string | null;
+  status: 'queued' | 'running' | 'waiting_approval' | 'completed' | 'failed';
+}
+
+export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
+  const row = await db('room_turns')
+    .join('rooms', 'rooms.id', 'room_turns.room_id')
+    .join('agents', 'agents.id', 'rooms.agent_id')
+    .join('teams', 'teams.id', 'rooms.team_id')
+    .where('room_turns.id', turnId)
+    .first(
+      'room_turns.*',
+      'teams.slug as team_slug',
+      'teams.plan as team_plan',
+      'agents.id as agent_id',
+      'agents.name as agent_name',
+      'agents.mode as agent_mode',
+      'agents.persona',
+      'agents.instructions',
+      'agents.model_base_url',
+      'agents.model_name',
+    );
+  if (!row) throw new Error(`Turn ${turnId} is not in the database`);
+  return {
+    id: row.id,
+    roomId: row.room_id,
+    team: { id: row.team_id, slug: row.team_slug, plan: row.team_plan },
+    agent: {
+      id: row.agent_id,
+      name: row.agent_name,
+      mode: row.agent_mode,
+      persona: row.persona,
+      instructions: row.instructions,
+      modelBaseUrl: row.model_base_url,
+      modelName: row.model_name,
+    },
+    messageId: row.message_id,
+    messageSeq: row.message_seq,
+    authorUserId: row.author_user_id,
+    status: row.status,
+  };
+}
+
+export async function beginTurn(db: Db, turnId: string): Promise<void> {
+  await db('room_turns').where({ id: turnId, status: 'queued' }).update({ status: 'running' });
+}
+
+export const setTurnStatus = (db: Db | Knex.Transaction, turnId: string, status: 'running' | 'waiting_approval') =>
+  db('room_turns').where({ id: turnId }).whereNotIn('status', ['completed', 'failed']).update({ status });
+
+/** Ends a turn once, with its `turn.completed` / `turn.failed` event (a retry finds it ended). */
+export async function finishTurn(
+  db: Db,
+  turnId: string,
+  outcome: { status: 'completed' } | { status: 'failed'; error: ErrorBody },
+): Promise<void> {
+  await db.transaction(async (trx) => {
+    const turn = await trx('room_turns').where({ id: turnId }).forUpdate().first();
+    if (!turn || turn.status === 'completed' || turn.status === 'failed') return;
+    const reply = await trx('room_messages')
+      .where({ turn_id: turnId, role: 'assistant' })
+      .orderBy('seq', 'desc')
+      .first('id', 'content');
+    await trx('room_turns')
+      .where({ id: turnId })
+      .update({
+        status: outcome.status,
+        reply_message_id: reply?.id ?? null,
+        error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
+        completed_at: trx.fn.now(),
+      });
+    const usage = { steps: turn.steps, promptTokens: turn.prompt_tokens, completionTokens: turn.completion_tokens };
+    await appendRoomEvents(trx, turn.room_id, [
+      outcome.status === 'completed'
+        ? {
+            type: 'turn.completed',
+            data: { turnId, replyMessageId: reply?.id ?? null, reply: reply?.content ?? '', ...usage },
+          }
+        : { type: 'turn.failed', data: { turnId, ...outcome.error, ...usage } },
+    ]);
+  });
+}

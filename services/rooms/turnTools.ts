@@ -1,0 +1,42 @@
+import type { Tool } from '../../mcp/toolKit';
+import { installedApps, type AppSlug } from '../agents/apps';
+import type { ChatTool } from '../agents/models/chatModel';
+import type { AppContext } from '../platform/context';
+import type { TurnRecord } from './turnRecord';
+
+/**
+ * The tools of a turn are the MCP surface's own registry (what the team's installed apps offer).
+ * The worker hands it in (activities/rooms.ts), so services never import the MCP layer.
+ */
+export interface ToolRegistry {
+  toolsFor(installed: Set<AppSlug>): Tool[];
+  /** Every tool, installed or not: a call to a tool of an app the team removed meanwhile is told so. */
+  all: Tool[];
+  /** The JSON Schema a client sees for the tool's arguments. */
+  inputSchema(tool: Tool): Record<string, unknown>;
+}
+
+/** A turn does not prompt an agent: an agent prompting itself would wait on its own room. */
+const NOT_IN_TURNS = new Set(['prompt_agent']);
+
+export interface TurnTool {
+  tool: Tool;
+  chat: ChatTool;
+  /** The warp a person approves first: a sensitive write of an agent in manual mode. */
+  approval: string | null;
+}
+
+export async function turnTools(ctx: AppContext, registry: ToolRegistry, turn: TurnRecord): Promise<TurnTool[]> {
+  const installed = await installedApps(ctx.db, turn.team.id);
+  return registry
+    .toolsFor(installed)
+    .filter((t) => !NOT_IN_TURNS.has(t.name))
+    .map((tool) => ({
+      tool,
+      chat: { name: tool.name, description: tool.description, inputSchema: registry.inputSchema(tool) },
+      approval: approvalWarp(tool, turn),
+    }));
+}
+
+export const approvalWarp = (tool: Tool | undefined, turn: TurnRecord): string | null =>
+  tool?.warp && turn.agent.mode === 'manual' ? tool.warp : null;

@@ -1,0 +1,276 @@
+import { FakeModelServer, startModelServer } from '../fakes/modelServer';
+import { apiClient, newTeam, sleep, startTestApi, useApiSuite } from '../support/helpers';
+import { failing, mcpClient, ok } from '../support/mcpHelpers';
+import { readStream, StreamEvent } from '../support/sse';
+
+/**
+ * Talking to an agent over HTTP: rooms, turns run by the shared worker, the SSE stream, the fake
+ * OpenAI-compatible model over real HTTP (the agent's own model setting points at it).
+ */
+describe('agents that converse: rooms, turns and streams', () => {
+  const suite = useApiSuite('rooms');
+  let fake: FakeModelServer;
+
+  beforeAll(async () => {
+    fake = await startModelServer();
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+  beforeEach(() => fake.reset());
+
+  const useFakeModel = () =>
+    suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { model: { baseUrl: fake.url, name: 'fake-model' } });
+  const useOffline = () =>
+    suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { model: { baseUrl: null, name: null } });
+  const openRoom = async (name: string) => {
+    const res = await suite.api.post('/rooms', { name });
+    expect([200, 201]).toContain(res.status);
+    return res.body as { room: { id: string }; key: string; streamUrl: string };
+  };
+  const say = (message: string, extra: Record<string, unknown> = {}) =>
+    suite.api.post(`/agents/${suite.team.agentId}/messages`, { message, waitSeconds: 30, ...extra });
+  const turnEvents = (events: StreamEvent[], turnId: string) =>
+    events.filter((e) => e.data.turnId === turnId || e.data.messageId?.startsWith(`${turnId}:`));
+
+  it('offline, without a model: says plainly that no model is configured, and runs an explicit /call', async () => {
+    await useOffline();
+    const plain = await say('Hello, who are you?');
+    expect(plain.status).toBe(200);
+    expect(plain.body.status).toBe('completed');
+    expect(plain.body.reply).toMatch(/No model is configured/);
+    expect(plain.body.reply).toMatch(/\/call/);
+
+    const call = await say('/call list_rooms {"limit": 5}', { roomId: plain.body.roomId });
+    expect(call.status).toBe(200);
+    expect(call.body.reply).toMatch(/^Tool list_rooms answered: /);
+    expect(call.body.reply).toContain(plain.body.roomId);
+    const transcript = await suite.api.get(`/rooms/${plain.body.roomId}/messages?limit=100`);
+    expect(transcript.body.data.map((m: any) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+    expect(transcript.body.data[3].toolCalls).toEqual([
+      { id: `${call.body.turnId}:1:0`, name: 'list_rooms', arguments: '{"limit": 5}' },
+    ]);
+  });
+
+  it('streams a reply as deltas with gapless ids, then message.completed and turn.completed', async () => {
+    await useFakeModel();
+    const opened = await openRoom('streamed');
+    fake.script({
+      chunks: ['The ', 'answer ', 'is ', '42.'],
+      chunkDelayMs: 80,
+      usage: { promptTokens: 50, completionTokens: 4 },
+    });
+    const reading = readStream(opened.streamUrl, { until: (e) => e.type === 'turn.completed' });
+    const answer = await say('What is the answer?', { roomId: opened.room.id });
+    const { events, status } = await reading;
+    expect(status).toBe(200);
+    expect(answer.body).toMatchObject({ status: 'completed', reply: 'The answer is 42.' });
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe('message.created');
+    expect(types.slice(-2)).toEqual(['message.completed', 'turn.completed']);
+    const deltas = events.filter((e) => e.type === 'message.delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((e) => e.data.text).join('')).toBe('The answer is 42.');
+    expect(events.at(-1)!.data).toMatchObject({ promptTokens: 50, completionTokens: 4, steps: 1 });
+    // The model saw the character and the message.
+    const sent = fake.requests[0].body;
+    expect(sent.model).toBe('fake-model');
+    expect(sent.messages[0]).toMatchObject({ role: 'system' });
+    expect(sent.messages.at(-1)).toMatchObject({ role: 'user', content: 'What is the answer?' });
+  });
+
+  it('runs a tool call whose arguments arrive in pieces, then answers with its result', async () => {
+    await useFakeModel();
+    const opened = await openRoom('tools');
+    fake.script(
+      { toolCalls: [{ name: 'list_rooms', arguments: { agentId: suite.team.agentId, limit: 3 }, splitArguments: 4 }] },
+      (request) => ({ text: `Seen ${request.body.messages.filter((m) => m.role === 'tool').length} result` }),
+    );
+    const answer = await say('Which rooms do I have?', { roomId: opened.room.id });
+    expect(answer.body).toMatchObject({ status: 'completed', reply: 'Seen 1 result' });
+    const { events } = await readStream(opened.streamUrl, { until: (e) => e.type === 'turn.completed' });
+    const call = events.find((e) => e.type === 'tool.call')!;
+    expect(call.data).toMatchObject({
+      name: 'list_rooms',
+      arguments: { agentId: suite.team.agentId, limit: 3 },
+      toolCallId: `${answer.body.turnId}:1:0`,
+    });
+    const result = events.find((e) => e.type === 'tool.result')!;
+    expect(result.data.status).toBe('succeeded');
+    expect(JSON.parse(result.data.result).data.map((r: any) => r.id)).toContain(opened.room.id);
+    // The second model call carried the call and its result, under the same id.
+    const second: any[] = fake.requests[1].body.messages;
+    const assistant = second.find((m: any) => m.role === 'assistant' && m.tool_calls);
+    const tool = second.find((m: any) => m.role === 'tool');
+    expect(assistant.tool_calls[0].id).toBe(tool.tool_call_id);
+    expect(JSON.parse(tool.content).data.map((r: any) => r.id)).toContain(opened.room.id);
+    const ledger = await suite.db('tool_calls').where({ turn_id: answer.body.turnId });
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ status: 'succeeded', name: 'list_rooms' });
+  });
+
+  it('tells the model when its tool arguments are not JSON, and goes on', async () => {
+    await useFakeModel();
+    fake.script({ toolCalls: [{ name: 'list_rooms', malformedArguments: true }] }, { text: 'Sorry, let me retry.' });
+    const answer = await say('List rooms, please');
+    expect(answer.body).toMatchObject({ status: 'completed', reply: 'Sorry, let me retry.' });
+    const tool = (fake.requests[1].body.messages as any[]).at(-1);
+    expect(tool.role).toBe('tool');
+    expect(JSON.parse(tool.content).error).toMatchObject({ code: 'validation_error' });
+    expect(JSON.parse(tool.content).error.message).toMatch(/not a JSON object/);
+  });
+
+  it('retries a model call that answered 429, telling clients to drop the partial text', async () => {
+    await useFakeModel();
+    const opened = await openRoom('retry');
+    fake.script({ status: 429, retryAfter: 1 }, { chunks: ['After ', 'the wait.'] });
+    const answer = await say('Busy?', { roomId: opened.room.id });
+    expect(answer.body).toMatchObject({ status: 'completed', reply: 'After the wait.' });
+    expect(fake.requests).toHaveLength(2);
+    const calls = await suite.db('model_calls').where({ turn_id: answer.body.turnId }).orderBy('attempt');
+    expect(calls.map((c) => [c.attempt, c.status])).toEqual([
+      [1, 'failed'],
+      [2, 'succeeded'],
+    ]);
+    expect(new Date(calls[1].started_at).getTime() - new Date(calls[0].finished_at).getTime()).toBeGreaterThanOrEqual(
+      900,
+    );
+    const { events } = await readStream(opened.streamUrl, { until: (e) => e.type === 'turn.completed' });
+    expect(turnEvents(events, answer.body.turnId).map((e) => e.type)).toContain('message.reset');
+  });
+
+  it('fails the turn with the model error when the model refuses the request (no retry, no re-bill)', async () => {
+    await useFakeModel();
+    fake.script({ status: 401, errorMessage: 'Incorrect API key provided' });
+    const answer = await say('Hello?');
+    expect(answer.body.status).toBe('failed');
+    expect(answer.body.turn.error.error).toMatchObject({ code: 'model_error' });
+    expect(answer.body.turn.error.error.message).toMatch(/Incorrect API key/);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('runs two messages posted at once one turn after the other, the second seeing the first reply', async () => {
+    await useFakeModel();
+    const opened = await openRoom('queue');
+    fake.script({ text: 'first reply', firstTokenDelayMs: 300 }, { text: 'second reply' });
+    const [a, b] = await Promise.all([
+      say('one', { roomId: opened.room.id, waitSeconds: 0 }),
+      say('two', { roomId: opened.room.id, waitSeconds: 0 }),
+    ]);
+    expect([a.status, b.status]).toEqual([202, 202]);
+    const turnUrl = (res: typeof a) => new URL(res.headers.get('location')!).pathname.replace(/^\/v1/, '');
+    const done = async (res: typeof a) => {
+      for (;;) {
+        const turn = await suite.api.get(turnUrl(res));
+        if (turn.body.status === 'completed' || turn.body.status === 'failed') return turn.body;
+        await sleep(100);
+      }
+    };
+    const [first, second] = [await done(a), await done(b)].sort((x, y) => x.createdAt.localeCompare(y.createdAt));
+    expect([first.reply.content, second.reply.content]).toEqual(['first reply', 'second reply']);
+    const calls = await suite.db('model_calls').whereIn('turn_id', [first.id, second.id]).orderBy('started_at');
+    expect(calls.map((c) => c.turn_id)).toEqual([first.id, second.id]);
+    expect(new Date(calls[1].started_at).getTime()).toBeGreaterThanOrEqual(new Date(first.completedAt).getTime());
+    const secondRequest = fake.requests[1].body.messages.map((m: any) => m.content);
+    // Whichever message the room got first is answered first; the second turn sees that exchange.
+    const [firstSaid, secondSaid] = first.id === a.body.turnId ? ['one', 'two'] : ['two', 'one'];
+    expect(secondRequest.slice(-3)).toEqual([firstSaid, 'first reply', secondSaid]);
+  });
+
+  it('a stream served by another API process carries what this one posted (events are rows, NOTIFY wakes every replica)', async () => {
+    await useFakeModel();
+    const replica = await startTestApi(suite.db);
+    try {
+      const opened = await openRoom('replicas');
+      const onReplica = opened.streamUrl.replace(new URL(suite.server.baseUrl).origin, new URL(replica.baseUrl).origin);
+      fake.script({ chunks: ['served ', 'by ', 'the ', 'other'], chunkDelayMs: 60 });
+      const reading = readStream(onReplica, { until: (e) => e.type === 'turn.completed' });
+      await sleep(200);
+      const answer = await say('Which process?', { roomId: opened.room.id });
+      const { events } = await reading;
+      expect(answer.body.reply).toBe('served by the other');
+      expect(events.filter((e) => e.type === 'message.delta').length).toBeGreaterThan(1);
+      expect(events.at(-1)!.data.turnId).toBe(answer.body.turnId);
+      expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('a room key opens only its room: wrong or missing key → 401, another team → 404', async () => {
+    const a = await openRoom('isolation-a');
+    const b = await openRoom('isolation-b');
+    const other = await newTeam(suite.db, 'rooms-other');
+    const otherApi = apiClient(suite.server.baseUrl, other);
+    const bUrl = new URL(b.streamUrl);
+    bUrl.searchParams.set('key', a.key);
+    const wrongKey = await readStream(bUrl.toString());
+    expect(wrongKey.status).toBe(401);
+    expect(JSON.parse(wrongKey.raw).error.code).toBe('unauthorized');
+    bUrl.searchParams.delete('key');
+    expect((await readStream(bUrl.toString())).status).toBe(401);
+    expect((await otherApi.get(`/rooms/${a.room.id}/messages`)).status).toBe(404);
+    expect((await otherApi.post(`/agents/${suite.team.agentId}/messages`, { message: 'hi' })).status).toBe(404);
+    expect((await otherApi.post('/rooms', { roomId: a.room.id })).status).toBe(404);
+    const listed = await otherApi.get('/rooms');
+    expect(listed.body.data).toEqual([]);
+  });
+
+  it('rejects bad input with the envelope, never a 500', async () => {
+    const empty = await say('   ');
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.code).toBe('validation_error');
+    expect((await say('hi', { waitSeconds: 999 })).status).toBe(400);
+    expect((await suite.api.post('/rooms', { name: 'a:b' })).status).toBe(400);
+    const opened = await openRoom('bad-resume');
+    const res = await readStream(opened.streamUrl, { lastEventId: -1 as unknown as number });
+    expect(res.status).toBe(400);
+  });
+
+  it('over MCP (the SDK client): prompt_agent answers the reply, list_rooms and get_room_messages read it back', async () => {
+    await useFakeModel();
+    fake.script({ chunks: ['Hello ', 'over MCP.'] });
+    const mcpUrl = `${new URL(suite.server.baseUrl).origin}/mcp/agents/${suite.team.agentId}`;
+    const client = await mcpClient(mcpUrl, suite.team.token, { 'x-team-slug': suite.team.slug });
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['prompt_agent', 'list_rooms', 'get_room_messages']));
+    const answer = await ok(client, 'prompt_agent', { message: 'Hi there' });
+    expect(answer).toMatchObject({ status: 'completed', reply: 'Hello over MCP.', streamUrl: null });
+    const rooms = await ok(client, 'list_rooms', { agentId: suite.team.agentId, limit: 100 });
+    expect(rooms.data.map((r: any) => r.id)).toContain(answer.roomId);
+    const newest = await ok(client, 'get_room_messages', { roomId: answer.roomId, order: 'desc', limit: 1 });
+    expect(newest.data.map((m: any) => [m.role, m.content])).toEqual([['assistant', 'Hello over MCP.']]);
+    const before = await ok(client, 'get_room_messages', {
+      roomId: answer.roomId,
+      order: 'desc',
+      limit: 1,
+      cursor: newest.pagination.nextCursor,
+    });
+    expect(before.data.map((m: any) => [m.role, m.content])).toEqual([['user', 'Hi there']]);
+
+    // Not ready within waitSeconds: the turn so far, with a stream URL whose key works.
+    fake.script({ text: 'Slow answer', firstTokenDelayMs: 1500 });
+    const pending = await ok(client, 'prompt_agent', {
+      message: 'Take your time',
+      roomId: answer.roomId,
+      waitSeconds: 0,
+    });
+    expect(pending.status).toMatch(/queued|running/);
+    const { events } = await readStream(pending.streamUrl, {
+      until: (e) => e.type === 'turn.completed' && e.data.turnId === pending.turnId,
+    });
+    expect(events.at(-1)!.data).toMatchObject({ turnId: pending.turnId, reply: 'Slow answer' });
+
+    expect((await failing(client, 'get_room_messages', { roomId: 'rm_nope' })).code).toBe('not_found');
+    expect((await failing(client, 'prompt_agent', { message: '' })).code).toBe('validation_error');
+    await client.close();
+  });
+});
