@@ -8,9 +8,10 @@
  *      BENCH_CAMPAIGN_LARGE, when set) vs. the strongest simple script sending the same messages
  *      (pooled connections, bulk status writes), both to a sink process that checks exactly-once delivery;
  *  (e) segment evaluation on BENCH_SEGMENT_CONTACTS contacts;
- *  (f) an MCP tool call vs. the same read over HTTP.
+ *  (f) an MCP tool call vs. the same read over HTTP;
+ *  (h) search_memories at BENCH_MEMORIES memories of one agent (p95 target ≤ 50 ms).
  * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
- * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_SEGMENT_CONTACTS (1000000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
+ * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -23,6 +24,7 @@ import { contactRowValues } from '../services/contacts/contacts';
 import { bootstrapTeam } from '../services/platform/teams';
 import { startApiProcess, startTestStack, startWorkerProcess } from '../test/setup/stack';
 import { benchCampaigns, benchSegments } from './campaigns';
+import { benchMemories } from './memories';
 import { JobWorkflow, jobWorkflowName } from '../workflows/contracts/job';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -32,6 +34,7 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const CAMPAIGN_RECIPIENTS = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000);
 const CAMPAIGN_LARGE = Number(process.env.BENCH_CAMPAIGN_LARGE ?? 0);
 const SEGMENT_CONTACTS = Number(process.env.BENCH_SEGMENT_CONTACTS ?? 1_000_000);
+const MEMORIES = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const runs = (section: string) => !ONLY || ONLY.includes(section);
 
@@ -324,6 +327,7 @@ async function main(): Promise<void> {
       results.push(
         ...(await benchSegments({ db, apiBaseUrl: jobsApi.baseUrl, team, segmentContacts: SEGMENT_CONTACTS, log })),
       );
+    if (runs('h')) results.push(...(await benchMemories({ db, team, memories: MEMORIES, log })));
 
     noopWorker.shutdown();
     await noopRun;

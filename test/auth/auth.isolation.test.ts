@@ -29,6 +29,8 @@ describe('team isolation matrix', () => {
     segmentId: string;
     campaignId: string;
     sentCampaignId: string;
+    memoryId: string;
+    skillId: string;
   };
   const b = {} as { oauthToken: string; client: { id: string; secret: string } };
 
@@ -120,6 +122,11 @@ describe('team isolation matrix', () => {
       calls: 4,
     });
     await apiA.call('PUT', `/agents/${teamA.agentId}/secrets/A_KEY`, { value: 'a-secret' });
+    // The agent's mind: a memory, a skill (documents and character are read through the agent alone).
+    a.memoryId = (await apiA.post(`/agents/${teamA.agentId}/memories`, { content: 'A remembers the harbour' })).body.id;
+    a.skillId = (
+      await apiA.post(`/agents/${teamA.agentId}/skills`, { name: 'a-skill', description: 'A only', instructions: 'A' })
+    ).body.id;
     ({ token: a.oauthToken, client: a.client } = await teamClientToken(teamA));
     ({ token: b.oauthToken, client: b.client } = await teamClientToken(teamB));
   });
@@ -204,6 +211,29 @@ describe('team isolation matrix', () => {
       path: () => `/agents/${teamA.agentId}/secrets/A_KEY`,
       check: notFound,
     },
+    ...(
+      [
+        ['GET', '/memories', undefined],
+        ['POST', '/memories', { content: 'B was here' }],
+        ['PATCH', '/memories/{memoryId}', { importance: 1 }],
+        ['DELETE', '/memories/{memoryId}', undefined],
+        ['GET', '/skills', undefined],
+        ['POST', '/skills', { name: 'b-skill', description: 'B', instructions: 'B' }],
+        ['PATCH', '/skills/{skillId}', { instructions: 'B' }],
+        ['DELETE', '/skills/{skillId}', undefined],
+        ['GET', '/documents', undefined],
+        ['POST', '/documents', { title: 'B', text: 'B' }],
+        ['GET', '/character', undefined],
+        ['PUT', '/character', { persona: 'B' }],
+      ] as const
+    ).map(([method, rest, body]): Row => ({
+      endpoint: `${method} /agents/{id}${rest}`,
+      method,
+      operation: `${method} /agents/{agentId}${rest}`,
+      path: () => `/agents/${teamA.agentId}${rest.replace('{memoryId}', a.memoryId).replace('{skillId}', a.skillId)}`,
+      ...(body ? { body: () => body } : {}),
+      check: notFound,
+    })),
     {
       endpoint: 'GET /team',
       method: 'GET',
@@ -696,6 +726,14 @@ describe('team isolation matrix', () => {
     expect((await apiA.get(`/segments/${a.segmentId}/contacts`)).body.data.map((c: any) => c.id)).toEqual([
       a.contactId,
     ]);
+    expect((await apiA.get(`/agents/${teamA.agentId}/memories`)).body.data).toEqual([
+      expect.objectContaining({ id: a.memoryId, content: 'A remembers the harbour', importance: 3 }),
+    ]);
+    expect((await apiA.get(`/agents/${teamA.agentId}/skills`)).body.data).toEqual([
+      expect.objectContaining({ id: a.skillId, instructions: 'A' }),
+    ]);
+    expect((await apiA.get(`/agents/${teamA.agentId}/documents`)).body.data).toEqual([]);
+    expect((await apiA.get(`/agents/${teamA.agentId}/character`)).body).toMatchObject({ persona: null });
   });
 
   it("OAuth: B's client learns nothing of A's token by introspection and cannot revoke it", async () => {

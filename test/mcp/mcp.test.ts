@@ -8,7 +8,7 @@ import { callTool, failing, mcpClient, ok } from '../support/mcpHelpers';
  * tool against the real services (the worker and the fake provider behind them), sensitive writes
  * as approvals, and credits.
  */
-const CORE_TOOLS = [
+const PLATFORM_CORE_TOOLS = [
   'check_warp_executions',
   'create_api_token',
   'ingest_knowledge',
@@ -24,6 +24,22 @@ const CORE_TOOLS = [
   'svc_agent_info',
   'svc_list_agents',
 ];
+/** The agent's mind (issue 15 § 6): memories, skills, knowledge documents, character. */
+const AGENT_KNOWLEDGE_TOOLS = [
+  'character_update',
+  'create_document',
+  'create_memory',
+  'create_skill',
+  'delete_skill',
+  'list_documents',
+  'list_skills',
+  'search_memories',
+  'update_memory',
+  'update_skill',
+];
+/** Talking to the agent: prompt_agent and the rooms its conversations live in. */
+const ROOM_TOOLS = ['get_room_messages', 'list_rooms', 'prompt_agent'];
+const CORE_TOOLS = [...PLATFORM_CORE_TOOLS, ...AGENT_KNOWLEDGE_TOOLS, ...ROOM_TOOLS].sort();
 const ARTIFACT_TOOLS = [
   'create_artifact',
   'delete_artifact',
