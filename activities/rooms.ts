@@ -5,7 +5,7 @@ import { ModelError } from '../services/agents/models/chatModel';
 import type { AppContext } from '../services/platform/context';
 import { runModelStep } from '../services/rooms/modelStep';
 import { announceToolApproval, openToolApproval, runToolCall, settleToolApproval } from '../services/rooms/toolLedger';
-import { beginTurn, finishTurn } from '../services/rooms/turnRecord';
+import { finishTurn } from '../services/rooms/turnRecord';
 import type { ToolRegistry } from '../services/rooms/turnTools';
 import type { RoomActivities } from '../workflows/contracts/room';
 
@@ -46,7 +46,6 @@ export function createRoomActivities({ appContext }: RoomActivityDeps) {
     inputSchema: inputJsonSchema,
   };
   return {
-    beginTurn: (turnId) => beginTurn(appContext.db, turnId),
     async modelStep(turnId, step, allowTools) {
       const { attempt } = Context.current().info;
       const signal = Context.current().cancellationSignal;

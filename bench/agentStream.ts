@@ -13,7 +13,6 @@ export interface AgentStreamBenchOptions {
   baseUrl: string;
   team: { token: string; team: string; agentId: string };
   samples: number;
-  log: (line: string) => void;
 }
 
 const FIRST_TOKEN_DELAY_MS = 200;

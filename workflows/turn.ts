@@ -57,7 +57,6 @@ export async function turnWorkflow({ turnId, teamSlug }: TurnArgs): Promise<Turn
   setHandler(turnProgress, () => state);
 
   try {
-    await bookkeeping.beginTurn(turnId);
     for (let step = 1; step <= MAX_STEPS; step++) {
       state.step = step;
       const planned = await model.modelStep(turnId, step, step < MAX_STEPS);

@@ -7,7 +7,7 @@ import type { AppContext } from '../platform/context';
 import { nextMessageSeq } from './messages';
 import { appendRoomEvents } from './roomEvents';
 import { loadTurnContext } from './turnContext';
-import { loadTurn, TurnRecord } from './turnRecord';
+import { beginTurn, loadTurn, TurnRecord } from './turnRecord';
 import { approvalWarp, ToolRegistry, turnTools } from './turnTools';
 
 /** Deltas are written at most this often (the first at once): a stream stays live without an event per token. */
@@ -43,32 +43,42 @@ export async function runModelStep(
 ): Promise<ModelStepResult> {
   const turn = await loadTurn(ctx.db, turnId);
   const messageId = assistantMessageId(turnId, step);
-  const recorded = await recordedStep(ctx.db, registry, turn, messageId);
+  const [recorded, model, tools, messages] = await Promise.all([
+    recordedStep(ctx.db, registry, turn, messageId),
+    agentModel(ctx, turn),
+    allowTools ? turnTools(ctx, registry, turn) : [],
+    loadTurnContext(ctx.db, turn),
+    step === 1 ? beginTurn(ctx.db, turnId) : undefined,
+  ]);
   if (recorded) return recorded;
 
-  const model = await agentModel(ctx, turn);
-  const tools = allowTools ? await turnTools(ctx, registry, turn) : [];
-  const messages = await loadTurnContext(ctx.db, turn);
-  const [{ id: modelCallId }] = await ctx
-    .db('model_calls')
-    .insert({ turn_id: turnId, team_id: turn.team.id, step, attempt, model: model.label, status: 'running' })
-    .onConflict(['turn_id', 'step', 'attempt'])
-    .merge({ status: 'running', started_at: ctx.db.fn.now() })
-    .returning('id');
-  await appendRoomEvents(ctx.db, turn.roomId, [
-    attempt > 1
-      ? { type: 'message.reset', data: { messageId, turnId, attempt } }
-      : { type: 'message.created', data: { messageId, role: 'assistant', turnId } },
+  // The request goes out first; its bookkeeping is written while the model thinks (time to first token).
+  const startedAt = Date.now();
+  const stream = model.stream({ messages, tools: tools.map((t) => t.chat), signal })[Symbol.asyncIterator]();
+  const firstEvent = stream.next();
+  firstEvent.catch(() => undefined);
+  const [[{ id: modelCallId }]] = await Promise.all([
+    ctx
+      .db('model_calls')
+      .insert({ turn_id: turnId, team_id: turn.team.id, step, attempt, model: model.label, status: 'running' })
+      .onConflict(['turn_id', 'step', 'attempt'])
+      .merge({ status: 'running', started_at: ctx.db.fn.now() })
+      .returning<{ id: number }[]>('id'),
+    appendRoomEvents(ctx.db, turn.roomId, [
+      attempt > 1
+        ? { type: 'message.reset', data: { messageId, turnId, attempt } }
+        : { type: 'message.created', data: { messageId, role: 'assistant', turnId } },
+    ]),
   ]);
 
-  const startedAt = Date.now();
   let firstTokenMs: number | null = null;
   let text = '';
   const calls: Extract<ChatEvent, { type: 'tool-call' }>[] = [];
   let usage = { promptTokens: 0, completionTokens: 0 };
   const deltas = new DeltaWriter(ctx.db, turn.roomId, messageId, heartbeat);
   try {
-    for await (const event of model.stream({ messages, tools: tools.map((t) => t.chat), signal })) {
+    for (let next = await firstEvent; !next.done; next = await stream.next()) {
+      const event = next.value;
       if (event.type === 'text') {
         firstTokenMs ??= Date.now() - startedAt;
         text += event.text;

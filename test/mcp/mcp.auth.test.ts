@@ -268,8 +268,9 @@ describe('MCP authentication and endpoints', () => {
       app: 'contacts',
       readOnly: false,
     });
+    expect(names).toEqual(expect.arrayContaining(['prompt_agent', 'list_rooms', 'get_room_messages']));
     // Nothing that does not work is advertised.
-    expect(names).not.toContain('prompt_agent');
+    expect(names).not.toContain('create_automation');
   });
 
   it('an OAuth token acts for the team and agent of its grant, whatever header it sends', async () => {

@@ -86,9 +86,7 @@ export interface OpenedApproval {
 export type TurnOutcome = { status: 'completed' } | { status: 'failed'; error: ErrorBody };
 
 export interface RoomActivities {
-  /** Marks the turn running (its first step). */
-  beginTurn(turnId: string): Promise<void>;
-  /** One model call, streamed into the room's events; records the reply and the tool calls it asked for. */
+  /** One model call (the first marks the turn running), streamed into the room's events; records the reply and the tool calls it asked for. */
   modelStep(turnId: string, step: number, allowTools: boolean): Promise<ModelStepResult>;
   /** Runs one tool call once: its platform writes commit with its ledger row and its result message. */
   runToolCall(toolCallId: string): Promise<void>;
