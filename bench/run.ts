@@ -9,9 +9,11 @@
  *      (pooled connections, bulk status writes), both to a sink process that checks exactly-once delivery;
  *  (e) segment evaluation on BENCH_SEGMENT_CONTACTS contacts;
  *  (f) an MCP tool call vs. the same read over HTTP;
+ *  (g) time to first token through API → Temporal → activity → Postgres → SSE vs. the fake model asked
+ *      directly (200 ms first-token delay), BENCH_AGENT_SAMPLES samples each, alternating;
  *  (h) search_memories at BENCH_MEMORIES memories of one agent (p95 target ≤ 50 ms).
  * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
- * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
+ * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -24,6 +26,7 @@ import { contactRowValues } from '../services/contacts/contacts';
 import { bootstrapTeam } from '../services/platform/teams';
 import { startApiProcess, startTestStack, startWorkerProcess } from '../test/setup/stack';
 import { benchCampaigns, benchSegments } from './campaigns';
+import { benchAgentStream } from './agentStream';
 import { benchMemories } from './memories';
 import { JobWorkflow, jobWorkflowName } from '../workflows/contracts/job';
 
@@ -35,6 +38,7 @@ const CAMPAIGN_RECIPIENTS = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_
 const CAMPAIGN_LARGE = Number(process.env.BENCH_CAMPAIGN_LARGE ?? 0);
 const SEGMENT_CONTACTS = Number(process.env.BENCH_SEGMENT_CONTACTS ?? 1_000_000);
 const MEMORIES = Number(process.env.BENCH_MEMORIES ?? 100_000);
+const AGENT_SAMPLES = Number(process.env.BENCH_AGENT_SAMPLES ?? 60);
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const runs = (section: string) => !ONLY || ONLY.includes(section);
 
@@ -327,6 +331,17 @@ async function main(): Promise<void> {
       results.push(
         ...(await benchSegments({ db, apiBaseUrl: jobsApi.baseUrl, team, segmentContacts: SEGMENT_CONTACTS, log })),
       );
+    if (runs('g')) {
+      const teamG = await benchTeam(db, 'bench-g');
+      const lines = await benchAgentStream({
+        db,
+        baseUrl: jobsApi.baseUrl,
+        team: { token: teamG.token, team: teamG.team, agentId: teamG.agentId },
+        samples: AGENT_SAMPLES,
+      });
+      results.push(...lines);
+      log(lines.join('\n'));
+    }
     if (runs('h')) results.push(...(await benchMemories({ db, team, memories: MEMORIES, log })));
 
     noopWorker.shutdown();

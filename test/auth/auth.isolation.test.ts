@@ -31,6 +31,8 @@ describe('team isolation matrix', () => {
     sentCampaignId: string;
     memoryId: string;
     skillId: string;
+    roomId: string;
+    turnId: string;
   };
   const b = {} as { oauthToken: string; client: { id: string; secret: string } };
 
@@ -127,6 +129,10 @@ describe('team isolation matrix', () => {
     a.skillId = (
       await apiA.post(`/agents/${teamA.agentId}/skills`, { name: 'a-skill', description: 'A only', instructions: 'A' })
     ).body.id;
+    // A conversation: a room and a turn (answered by the offline model).
+    const said = await apiA.post(`/agents/${teamA.agentId}/messages`, { message: 'A says hello', waitSeconds: 10 });
+    a.roomId = said.body.roomId;
+    a.turnId = said.body.turnId;
     ({ token: a.oauthToken, client: a.client } = await teamClientToken(teamA));
     ({ token: b.oauthToken, client: b.client } = await teamClientToken(teamB));
   });
@@ -476,6 +482,43 @@ describe('team isolation matrix', () => {
       operation: 'GET /messages',
       path: () => `/messages?sourceId=${a.executionId}`,
       check: excludes('id', () => a.messageId),
+    },
+    {
+      endpoint: 'POST /agents/{id}/messages',
+      method: 'POST',
+      operation: 'POST /agents/{agentId}/messages',
+      path: () => `/agents/${teamA.agentId}/messages`,
+      body: () => ({ message: 'B talks to A', waitSeconds: 0 }),
+      check: notFound,
+    },
+    {
+      endpoint: 'POST /rooms',
+      method: 'POST',
+      operation: 'POST /rooms',
+      path: () => '/rooms',
+      body: () => ({ roomId: a.roomId }),
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /rooms',
+      method: 'GET',
+      operation: 'GET /rooms',
+      path: () => '/rooms?limit=100',
+      check: excludes('id', () => a.roomId),
+    },
+    {
+      endpoint: 'GET /rooms/{id}/messages',
+      method: 'GET',
+      operation: 'GET /rooms/{roomId}/messages',
+      path: () => `/rooms/${a.roomId}/messages`,
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /rooms/{id}/turns/{turnId}',
+      method: 'GET',
+      operation: 'GET /rooms/{roomId}/turns/{turnId}',
+      path: () => `/rooms/${a.roomId}/turns/${encodeURIComponent(a.turnId)}`,
+      check: notFound,
     },
     {
       endpoint: 'GET /outbox',
