@@ -31,9 +31,11 @@ export async function startServer(config: Config, db: Db): Promise<RunningServer
     url: effective.publicUrl,
     ctx,
     close: async () => {
-      // Open streams end first: they would keep the server from closing.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Open streams end (their clients reconnect elsewhere): they would keep the server from closing.
       await closeRoomEventHub(ctx);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
       server.closeAllConnections();
       await ctx.temporal.close();
       // Campaign test sends go out from the API process, through its own pools.

@@ -77,6 +77,15 @@ export function createApp(ctx: AppContext): Express {
     pinoHttp({
       logger: ctx.logger,
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
+      // Credentials never reach the logs: a room key rides in the stream URL, a bearer in its header.
+      serializers: {
+        req: (req: { url: string; query?: Record<string, unknown>; headers: Record<string, unknown> }) => ({
+          ...req,
+          url: req.url.replace(/([?&]key=)[^&]*/g, '$1[redacted]'),
+          query: req.query && 'key' in req.query ? { ...req.query, key: '[redacted]' } : req.query,
+          headers: req.headers.authorization ? { ...req.headers, authorization: '[redacted]' } : req.headers,
+        }),
+      },
     }),
   );
   app.use(measureRequests);

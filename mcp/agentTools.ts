@@ -152,10 +152,18 @@ export const agentKnowledgeTools: Tool[] = [
       'conversations retrieve by the words of a message. Answers { jobId, status, statusUrl }; the document ' +
       'shows in list_documents once the job has run.',
     app: 'core',
+    inTurns: 'startsWork',
     access: 'write',
     input: documentCreateSchema.extend(agentArg),
     run: (call, { agentId, ...input }) =>
-      createDocument(call.ctx, call.team, call.principal.userId, agentOf(call, { agentId }), input),
+      createDocument(
+        call.ctx,
+        call.team,
+        call.principal.userId,
+        agentOf(call, { agentId }),
+        input,
+        call.idempotencyKey,
+      ),
   }),
   tool({
     name: 'character_update',

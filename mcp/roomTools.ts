@@ -16,6 +16,7 @@ export const roomTools: Tool[] = [
       "person's approval (turn.pendingApprovals).",
     app: 'core',
     access: 'write',
+    inTurns: 'never',
     input: promptSchema,
     run: ({ ctx, team, principal, agentId }, input) => promptAgent(ctx, team, principal, agentId, input),
   }),

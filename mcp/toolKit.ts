@@ -12,7 +12,19 @@ export interface ToolCall {
   agentId: string;
   /** The apps the team has installed (read once per request). */
   installed: Set<AppSlug>;
+  /** In an agent's turn: the tool call's id, the key a tool that starts durable work makes its start idempotent with. */
+  idempotencyKey?: string;
 }
+
+/**
+ * How an agent's turn may run a tool. `atomic` (the default): its writes commit in the transaction
+ * of its tool-ledger row, so it happens exactly once. `startsWork`: it starts durable work in
+ * Temporal (a job, a campaign run), which must not start before its rows commit: it runs after its
+ * ledger row is marked running, keyed by the call id where it takes a key. `never`: not offered in
+ * turns (minting credentials, an agent prompting itself, deliveries until a turn can wait on their
+ * own approval).
+ */
+export type InTurns = 'atomic' | 'startsWork' | 'never';
 
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
@@ -26,6 +38,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   input: S;
   /** A sensitive write: for an agent in manual mode it waits for a person (answers `pending: true`). */
   warp?: SensitiveWarp;
+  /** How an agent's turn runs it (default `atomic`). */
+  inTurns?: InTurns;
   run(call: ToolCall, args: z.infer<S>): Promise<unknown>;
 }
 
@@ -36,6 +50,8 @@ export const sensitiveTool = (
   warp: SensitiveWarp,
   definition: Omit<Tool, 'input' | 'run' | 'warp' | 'access'>,
 ): Tool => ({
+  // An approved write runs in its own execution workflow; run at once (auto mode), it may start a campaign run.
+  inTurns: 'startsWork',
   ...definition,
   access: 'write',
   warp,

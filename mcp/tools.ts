@@ -98,6 +98,7 @@ const coreTools: Tool[] = [
       "X-Team-Slug). The token is shown once in this answer; it acts with all of the user's rights until " +
       'revoked at /v1/api-tokens.',
     app: 'core',
+    inTurns: 'never',
     access: 'write',
     input: apiTokenCreateSchema,
     run: ({ ctx, principal }, input) => createApiToken(ctx.db, requireUser(principal), input),
@@ -109,13 +110,17 @@ const coreTools: Tool[] = [
       "Queues a job that chunks a text into the agent's knowledge (the connected agent unless agentId is " +
       'given). Answers { jobId, status, statusUrl }; the job runs in the background.',
     app: 'core',
+    inTurns: 'startsWork',
     access: 'write',
     input: ingestRequestSchema,
-    run: ({ ctx, team, principal, agentId }, input) =>
-      createJob(ctx, team, principal.userId, {
-        type: 'knowledge.ingest',
-        input: { ...input, agentId: input.agentId ?? agentId },
-      }),
+    run: ({ ctx, team, principal, agentId, idempotencyKey }, input) =>
+      createJob(
+        ctx,
+        team,
+        principal.userId,
+        { type: 'knowledge.ingest', input: { ...input, agentId: input.agentId ?? agentId } },
+        idempotencyKey,
+      ),
   }),
   tool({
     name: 'set_contact_property',
@@ -200,6 +205,7 @@ const coreTools: Tool[] = [
       "Stores a secret for the connected agent (encrypted; an existing key is replaced). Answers the key's " +
       'status only; the value cannot be read back.',
     app: 'core',
+    inTurns: 'never',
     access: 'write',
     input: secretSetSchema,
     run: ({ ctx, team, agentId, principal }, input) =>
@@ -284,6 +290,7 @@ const artifactTools: Tool[] = [
       'mode answers the delivery records; manual mode answers { pending: true, executionId }: poll ' +
       'check_warp_executions and do not repeat the call.',
     app: 'artifacts',
+    inTurns: 'never',
     access: 'write',
     input: deliverRequestSchema,
     run: async ({ ctx, team, principal, agentId }, request) =>

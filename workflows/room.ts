@@ -31,6 +31,9 @@ const IDLE_CLOSE_AFTER = '1 day';
 /** Each turn is a child (its history holds the model and tool calls), so a room's own history grows by a few events a turn. */
 const TURNS_PER_RUN = 200;
 
+/** A turn id is `<roomId>:<seq of its message>`. */
+const messageSeq = (turnId: string) => Number(turnId.slice(turnId.lastIndexOf(':') + 1));
+
 /**
  * A room: an entity that takes turns one at a time. A message queues its turn (the `queueTurn`
  * update); the loop runs the oldest queued turn as a child workflow and waits for it before the
@@ -40,7 +43,11 @@ export async function roomWorkflow(args: RoomArgs): Promise<void> {
   const state: RoomProgress = { current: null, queued: [...(args.queued ?? [])], turnsRun: 0 };
   setHandler(roomProgress, () => state);
   setHandler(queueTurn, ({ turnId }) => {
-    if (state.current !== turnId && !state.queued.includes(turnId)) state.queued.push(turnId);
+    if (state.current !== turnId && !state.queued.includes(turnId)) {
+      // Messages posted at once reach the room in any order: turns run in the order they were posted.
+      const later = state.queued.findIndex((queued) => messageSeq(queued) > messageSeq(turnId));
+      state.queued.splice(later < 0 ? state.queued.length : later, 0, turnId);
+    }
     return { position: state.queued.indexOf(turnId) + 1 };
   });
 

@@ -18,7 +18,7 @@ export const MAX_STEPS = 8;
 
 const bookkeeping = proxyActivities<RoomActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 20 },
 });
 
 /**
@@ -86,7 +86,7 @@ turnWorkflow satisfies TurnWorkflow;
 
 async function waitForApproval(toolCallId: string, teamSlug: string, state: TurnProgress): Promise<void> {
   const opened = await bookkeeping.openToolApproval(toolCallId);
-  if (!opened) return;
+  if (!opened) return tools.runToolCall(toolCallId);
   const approval = await startChild<WarpExecutionWorkflow>(warpExecutionWorkflowName, {
     workflowId: `warp-${opened.executionId}`,
     args: [{ executionId: opened.executionId, warp: opened.warp, approvalTimeoutMs: opened.approvalTimeoutMs }],
@@ -100,8 +100,13 @@ async function waitForApproval(toolCallId: string, teamSlug: string, state: Turn
   state.status = 'waiting_approval';
   state.executionId = opened.executionId;
   await bookkeeping.announceToolApproval(toolCallId);
-  await approval.result();
-  await bookkeeping.settleToolApproval(toolCallId);
+  try {
+    await approval.result();
+  } catch {
+    // The approved write gave up (or the approval was terminated): settled from the execution's
+    // record all the same, so the model hears the outcome and the turn goes on.
+  }
+  await CancellationScope.nonCancellable(() => bookkeeping.settleToolApproval(toolCallId));
   state.status = 'running';
   state.executionId = null;
 }

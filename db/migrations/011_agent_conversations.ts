@@ -60,6 +60,7 @@ export async function up(knex: Knex): Promise<void> {
     t.uuid('author_user_id');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.unique(['room_id', 'seq']);
+    t.index(['turn_id', 'seq']);
   });
 
   await knex.schema.createTable('room_turns', (t) => {
@@ -107,6 +108,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('execution_id');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('completed_at', { useTz: true });
+    t.index(['turn_id']);
   });
 
   // One row per model attempt with what it cost: a retried call is a second row, never a silent re-bill.

@@ -77,9 +77,10 @@ export async function createDocument(
   userId: string | null,
   agentId: string,
   input: DocumentCreate,
+  idempotencyKey?: string,
 ) {
   await requireAgent(ctx.db, team.id, agentId);
-  return createJob(ctx, team, userId, { type: 'knowledge.ingest', input: { agentId, ...input } });
+  return createJob(ctx, team, userId, { type: 'knowledge.ingest', input: { agentId, ...input } }, idempotencyKey);
 }
 
 export interface KnowledgeChunk {

@@ -1,7 +1,9 @@
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
+import { TemporalUnavailable, temporalUnavailable } from '../../temporal/client';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
+import { AppError } from '../platform/errors';
 import { queueTurn, roomWorkflowId, roomWorkflowName, type RoomWorkflow } from '../../workflows/contracts/room';
 import type { AppContext, TeamRef } from '../platform/context';
 import { decodeCursor, encodeCursor, Page } from '../platform/pagination';
@@ -100,8 +102,8 @@ export async function postMessage(
     ]);
     return { messageId, turnId };
   });
-  await ctx.temporal.startTracked(
-    (client) =>
+  const queue = () =>
+    ctx.temporal.call((client) =>
       client.workflow.executeUpdateWithStart(queueTurn, {
         args: [{ turnId: posted.turnId }],
         updateId: posted.turnId,
@@ -118,13 +120,20 @@ export async function postMessage(
           staticSummary: `Room ${room.id} "${room.name}" of agent ${room.agent_id} (team ${team.slug})`,
         }),
       }),
-    {
-      onFailure: async ({ neverReached }) => {
-        if (neverReached) await failUnqueuedTurn(ctx.db, room.id, posted.turnId);
-      },
-      details: { roomId: room.id, turnId: posted.turnId },
-    },
-  );
+    );
+  try {
+    // A room that closed (idle) just as the message came refuses it; a second Update-with-Start starts it anew.
+    await queue().catch((err: unknown) => {
+      if (err instanceof WorkflowUpdateFailedError) return queue();
+      throw err;
+    });
+  } catch (err) {
+    // Temporal has it but did not answer in time (no worker took it yet): the turn stays queued and
+    // runs when one does; the client follows it like any other, and a retry would only post twice.
+    if (err instanceof TemporalUnavailable && !err.neverReached) return posted;
+    await failUnqueuedTurn(ctx.db, room.id, posted.turnId);
+    throw err instanceof AppError ? err : temporalUnavailable({ roomId: room.id, turnId: posted.turnId }, true);
+  }
   return posted;
 }
 

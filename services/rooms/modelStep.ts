@@ -8,7 +8,9 @@ import { nextMessageSeq } from './messages';
 import { appendRoomEvents } from './roomEvents';
 import { loadTurnContext } from './turnContext';
 import { beginTurn, loadTurn, TurnRecord } from './turnRecord';
+import { settleCall } from './toolLedger';
 import { approvalWarp, ToolRegistry, turnTools } from './turnTools';
+import type { ErrorBody } from '../platform/errors';
 
 /** Deltas are written at most this often (the first at once): a stream stays live without an event per token. */
 export const DELTA_FLUSH_MS = 50;
@@ -54,10 +56,15 @@ export async function runModelStep(
 
   // The request goes out first; its bookkeeping is written while the model thinks (time to first token).
   const startedAt = Date.now();
-  const stream = model.stream({ messages, tools: tools.map((t) => t.chat), signal })[Symbol.asyncIterator]();
+  // Its own abort: a step that fails before reading the answer must not leave the model talking (and billing).
+  const abort = new AbortController();
+  signal?.addEventListener('abort', () => abort.abort(signal.reason), { once: true });
+  const stream = model
+    .stream({ messages, tools: tools.map((t) => t.chat), signal: abort.signal })
+    [Symbol.asyncIterator]();
   const firstEvent = stream.next();
   firstEvent.catch(() => undefined);
-  const [[{ id: modelCallId }]] = await Promise.all([
+  const bookkeeping = Promise.all([
     ctx
       .db('model_calls')
       .insert({ turn_id: turnId, team_id: turn.team.id, step, attempt, model: model.label, status: 'running' })
@@ -70,6 +77,10 @@ export async function runModelStep(
         : { type: 'message.created', data: { messageId, role: 'assistant', turnId } },
     ]),
   ]);
+  const [[{ id: modelCallId }]] = await bookkeeping.catch((err: unknown) => {
+    abort.abort();
+    throw err;
+  });
 
   let firstTokenMs: number | null = null;
   let text = '';
@@ -88,6 +99,7 @@ export async function runModelStep(
     }
     await deltas.flush();
   } catch (err) {
+    abort.abort();
     deltas.stop();
     const failure = err instanceof ModelError ? err : new ModelError(String((err as Error)?.message ?? err), true);
     await ctx
@@ -102,12 +114,21 @@ export async function runModelStep(
     throw failure;
   }
 
-  const approvals = new Map(tools.map((t) => [t.chat.name, t.approval]));
+  const offered = new Map(tools.map((t) => [t.chat.name, t]));
   const planned: PlannedToolCall[] = calls.map((call, i) => ({
     id: toolCallId(turnId, step, i),
     name: call.name,
-    approval: approvals.get(call.name) ?? null,
+    approval: offered.get(call.name)?.approval ?? null,
   }));
+  // A call the model could not make (a tool not offered at this step, arguments that are not an
+  // object) is answered at once, with the step: nothing of it ever runs.
+  const refusals = calls.map((call): ErrorBody | null =>
+    !offered.has(call.name)
+      ? { error: { code: 'unknown_tool', message: `No tool ${call.name} here; use the tools you were given` } }
+      : call.input
+        ? null
+        : { error: { code: 'validation_error', message: `The arguments are not a JSON object: ${call.inputError}` } },
+  );
   await ctx.db.transaction(async (trx) => {
     const seq = await nextMessageSeq(trx, turn.roomId);
     const toolCalls = calls.map((call, i) => ({ id: planned[i].id, name: call.name, arguments: call.arguments }));
@@ -128,8 +149,8 @@ export async function runModelStep(
           turn_id: turnId,
           team_id: turn.team.id,
           name: call.name,
-          arguments: JSON.stringify(call.input ?? { invalidArguments: call.arguments, error: call.inputError }),
-          status: call.input ? 'pending' : 'invalid',
+          arguments: JSON.stringify(call.input ?? { invalidArguments: call.arguments }),
+          status: 'pending',
         })),
       );
     await trx('model_calls').where({ id: modelCallId }).update({
@@ -160,6 +181,8 @@ export async function runModelStep(
         },
       })),
     ]);
+    for (const [i, error] of refusals.entries())
+      if (error) await settleCall(trx, turn, { id: planned[i].id, name: calls[i].name }, 'failed', error);
   });
   return { toolCalls: planned, ...usage };
 }

@@ -33,12 +33,22 @@ export class RoomEventHub {
     if (!wakes) this.subscribers.set(roomId, (wakes = new Set()));
     wakes.add(wake);
     if (onClose) this.onClose.add(onClose);
-    await this.connect();
-    return () => {
+    const unsubscribe = () => {
       wakes.delete(wake);
       if (onClose) this.onClose.delete(onClose);
       if (wakes.size === 0 && this.subscribers.get(roomId) === wakes) this.subscribers.delete(roomId);
     };
+    if (this.closed) {
+      unsubscribe();
+      throw new Error('room events: this process is shutting down');
+    }
+    try {
+      await this.connect();
+    } catch (err) {
+      unsubscribe();
+      throw err;
+    }
+    return unsubscribe;
   }
 
   async close(): Promise<void> {
@@ -102,8 +112,7 @@ export function roomEventHub(ctx: AppContext): RoomEventHub {
   return hub;
 }
 
-/** Ends the streams and the LISTEN connection of this context (server shutdown). */
+/** Ends the streams and the LISTEN connection of this context (server shutdown); it stays closed. */
 export async function closeRoomEventHub(ctx: AppContext): Promise<void> {
-  await hubs.get(ctx)?.close();
-  hubs.delete(ctx);
+  await roomEventHub(ctx).close();
 }

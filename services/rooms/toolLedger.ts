@@ -10,16 +10,17 @@ import { newId } from '../platform/ids';
 import { nextMessageSeq } from './messages';
 import { appendRoomEvents } from './roomEvents';
 import { loadTurn, setTurnStatus, TurnRecord } from './turnRecord';
-import { approvalWarp, ToolRegistry } from './turnTools';
+import { approvalWarp, offeredInTurns, ToolRegistry } from './turnTools';
 import { installedApps } from '../agents/apps';
 
 /**
- * The tool ledger: one row per tool call (`<turnId>:<step>:<i>`). A call's platform writes commit
- * in the same transaction as its row's result, its result message and its `tool.result` event,
- * so a retried activity either finds the call done or finds nothing of it (the crash rolled it
- * back) and runs it again: a platform write happens once.
+ * The tool ledger: one row per tool call (`<turnId>:<step>:<i>`). An `atomic` tool's platform
+ * writes commit in the same transaction as its row's result, its result message and its
+ * `tool.result` event, so a retried activity either finds the call done or finds nothing of it
+ * (the crash rolled it back) and runs it again: a platform write happens once. A tool that starts
+ * durable work (`startsWork`) runs after its row is marked running, with the call id as its key.
  */
-type ToolCallStatus = 'pending' | 'invalid' | 'pending_approval' | 'succeeded' | 'failed' | 'declined' | 'expired';
+type ToolCallStatus = 'pending' | 'running' | 'pending_approval' | 'succeeded' | 'failed' | 'declined' | 'expired';
 const SETTLED: ToolCallStatus[] = ['succeeded', 'failed', 'declined', 'expired'];
 
 interface ToolCallRow {
@@ -48,41 +49,54 @@ async function loadCall(db: Db, toolCallId: string): Promise<{ call: ToolCallRow
   return { call, turn: await loadTurn(db, call.turn_id) };
 }
 
+const refusal = (code: string, message: string): ErrorBody => ({ error: { code, message } });
+
 /** Runs a call the model asked for, once. */
 export async function runToolCall(ctx: AppContext, registry: ToolRegistry, toolCallId: string): Promise<void> {
   const { call, turn } = await loadCall(ctx.db, toolCallId);
   if (SETTLED.includes(call.status)) return;
   const installed = await installedApps(ctx.db, turn.team.id);
-  const tool = registry.toolsFor(installed).find((t) => t.name === call.name);
-  if (call.status === 'invalid')
-    return settleCall(ctx.db, turn, call, 'failed', {
-      error: {
-        code: 'validation_error',
-        message: `The arguments are not a JSON object: ${String(call.arguments.error)}`,
-      },
-    });
-  if (!tool)
-    return settleCall(ctx.db, turn, call, 'failed', {
-      error: { code: 'unknown_tool', message: `No tool ${call.name} here; call one of the tools you were given` },
-    });
+  // Looked up again, as the turn stands now: an app removed, a tool kept out of turns.
+  const tool = registry
+    .toolsFor(installed)
+    .filter(offeredInTurns)
+    .find((t) => t.name === call.name);
+  if (!tool) return settleCall(ctx.db, turn, call, 'failed', refusal('unknown_tool', `No tool ${call.name} here`));
+  // The agent went to manual mode after the model asked: this write is a person's decision now.
+  if (approvalWarp(tool, turn))
+    return settleCall(
+      ctx.db,
+      turn,
+      call,
+      'failed',
+      refusal(
+        'approval_required',
+        `The agent is in manual mode now: ${call.name} needs a person's approval; ask again`,
+      ),
+    );
   const parsed = tool.input.safeParse(call.arguments);
   if (!parsed.success)
     return settleCall(ctx.db, turn, call, 'failed', validationError(parsed.error, 'arguments').toBody());
+  const toolCall = (db: Db) => ({
+    ctx: { ...ctx, db },
+    team: turn.team,
+    principal: agentPrincipal(turn),
+    agentId: turn.agent.id,
+    installed,
+    idempotencyKey: call.id,
+  });
 
   try {
+    if (tool.inTurns === 'startsWork') {
+      await ctx.db('tool_calls').where({ id: call.id, status: 'pending' }).update({ status: 'running' });
+      const result = await tool.run(toolCall(ctx.db), parsed.data);
+      await settleCall(ctx.db, turn, call, 'succeeded', result ?? { ok: true });
+      return;
+    }
     await ctx.db.transaction(async (trx) => {
       const locked: ToolCallRow = await trx('tool_calls').where({ id: call.id }).forUpdate().first();
       if (SETTLED.includes(locked.status)) return;
-      const result = await tool.run(
-        {
-          ctx: { ...ctx, db: trx },
-          team: turn.team,
-          principal: agentPrincipal(turn),
-          agentId: turn.agent.id,
-          installed,
-        },
-        parsed.data,
-      );
+      const result = await tool.run(toolCall(trx), parsed.data);
       await settleCall(trx, turn, call, 'succeeded', result ?? { ok: true });
     });
   } catch (err) {
@@ -113,12 +127,9 @@ export async function openToolApproval(
 
   const tool = registry.all.find((t) => t.name === call.name);
   const warp = approvalWarp(tool, turn);
-  if (!tool || !warp || call.status === 'invalid' || !tool.input.safeParse(call.arguments).success) {
-    // Nothing a person could approve (arguments that are not valid), or nothing to approve any more
-    // (the agent was switched to auto mode meanwhile): the call runs, or fails, as any other.
-    await runToolCall(ctx, registry, toolCallId);
-    return null;
-  }
+  // Nothing a person could approve (arguments that are not valid), or nothing to approve any more
+  // (the agent was switched to auto mode meanwhile): the turn runs the call, or fails it, as any other.
+  if (!tool || !warp || !tool.input.safeParse(call.arguments).success) return null;
   const summary = summaryOf(tool.title);
   return ctx.db.transaction(async (trx) => {
     const locked: ToolCallRow = await trx('tool_calls').where({ id: call.id }).forUpdate().first();
@@ -200,16 +211,21 @@ export async function settleToolApproval(ctx: AppContext, toolCallId: string): P
 }
 
 /** Records a call's outcome with its result message and events (inside the caller's transaction, if any). */
-async function settleCall(
+export async function settleCall(
   db: Db | Knex.Transaction,
   turn: TurnRecord,
-  call: ToolCallRow,
+  call: Pick<ToolCallRow, 'id' | 'name'>,
   status: ToolCallStatus,
   result: unknown,
   before: Parameters<typeof appendRoomEvents>[2] = [],
 ): Promise<void> {
   if (!(db as Knex.Transaction).isTransaction)
     return db.transaction((trx) => settleCall(trx, turn, call, status, result, before));
+  const current: { status: ToolCallStatus } | undefined = await db('tool_calls')
+    .where({ id: call.id })
+    .forUpdate()
+    .first('status');
+  if (current && SETTLED.includes(current.status)) return;
   let content = JSON.stringify(result);
   if (content.length > RESULT_MAX_CHARS)
     content = `${content.slice(0, RESULT_MAX_CHARS)}… (${content.length - RESULT_MAX_CHARS} more characters)`;

@@ -23,8 +23,7 @@ interface TranscriptRow {
 /**
  * What the model reads in a turn: the character, the skills that apply to the message, the top
  * memories, the knowledge chunks that match it, then the recent transcript within a token budget.
- * The transcript is the one this turn answers: messages of later turns (posted meanwhile) are not
- * in it, and a turn's own replies sit right after the message that started it.
+ * Messages posted meanwhile (turns still queued) are not in it.
  */
 export async function loadTurnContext(db: Db, turn: TurnRecord): Promise<ChatMessage[]> {
   const question: string = (await db('room_messages').where({ id: turn.messageId }).first('content'))?.content ?? '';
@@ -51,26 +50,35 @@ export async function loadTurnContext(db: Db, turn: TurnRecord): Promise<ChatMes
   return [{ role: 'system', content: system }, ...transcript];
 }
 
+/**
+ * The conversation as it happened: the turns that ended before this one, in the order they ended
+ * (whole turns, newest first, while they fit the budget), then this turn's own messages, always.
+ */
 async function recentTranscript(db: Db, turn: TurnRecord): Promise<ChatMessage[]> {
-  const newestFirst: TranscriptRow[] = await db('room_messages as m')
-    .leftJoin('room_turns as t', 't.id', 'm.turn_id')
+  const newestFirst: (TranscriptRow & { turn_id: string })[] = await db('room_messages as m')
+    .join('room_turns as t', 't.id', 'm.turn_id')
     .where('m.room_id', turn.roomId)
-    .whereRaw('coalesce(t.message_seq, m.seq) <= ?', [turn.messageSeq])
-    .orderByRaw('coalesce(t.message_seq, m.seq) DESC, m.seq DESC')
+    .where((q) => {
+      void q.where('m.turn_id', turn.id).orWhereNotNull('t.completed_at');
+    })
+    .orderByRaw('(m.turn_id = ?) DESC, t.completed_at DESC, m.seq DESC', [turn.id])
     .limit(400)
-    .select('m.role', 'm.content', 'm.tool_calls', 'm.tool_call_id');
+    .select('m.turn_id', 'm.role', 'm.content', 'm.tool_calls', 'm.tool_call_id');
 
-  const kept: TranscriptRow[] = [];
-  let budget = TRANSCRIPT_TOKEN_BUDGET;
-  for (const row of newestFirst) {
-    budget -= estimateTokens(row.content) + estimateTokens(JSON.stringify(row.tool_calls ?? ''));
-    if (budget < 0 && kept.length > 0) break;
-    kept.push(row);
+  const own = newestFirst.filter((row) => row.turn_id === turn.id);
+  const earlier = new Map<string, TranscriptRow[]>();
+  for (const row of newestFirst)
+    if (row.turn_id !== turn.id) earlier.set(row.turn_id, [...(earlier.get(row.turn_id) ?? []), row]);
+  const cost = (rows: TranscriptRow[]) =>
+    rows.reduce((sum, r) => sum + estimateTokens(r.content) + estimateTokens(JSON.stringify(r.tool_calls ?? '')), 0);
+  let budget = TRANSCRIPT_TOKEN_BUDGET - cost(own);
+  const kept: TranscriptRow[] = [...own];
+  for (const rows of earlier.values()) {
+    budget -= cost(rows);
+    if (budget < 0) break;
+    kept.push(...rows);
   }
-  kept.reverse();
-  // A cut must not leave a tool result without the call it answers: start at a person's message.
-  while (kept.length > 1 && kept[0].role !== 'user') kept.shift();
-  return withEveryCallAnswered(kept);
+  return withEveryCallAnswered(kept.reverse());
 }
 
 /** A model refuses a transcript with a tool call left unanswered (a turn that failed mid-way): say so in its place. */

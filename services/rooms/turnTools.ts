@@ -16,8 +16,8 @@ export interface ToolRegistry {
   inputSchema(tool: Tool): Record<string, unknown>;
 }
 
-/** A turn does not prompt an agent: an agent prompting itself would wait on its own room. */
-const NOT_IN_TURNS = new Set(['prompt_agent']);
+/** What a turn may call: every tool of the team's catalog but those kept out of turns (`inTurns: 'never'`). */
+export const offeredInTurns = (tool: Tool) => tool.inTurns !== 'never';
 
 export interface TurnTool {
   tool: Tool;
@@ -30,7 +30,7 @@ export async function turnTools(ctx: AppContext, registry: ToolRegistry, turn: T
   const installed = await installedApps(ctx.db, turn.team.id);
   return registry
     .toolsFor(installed)
-    .filter((t) => !NOT_IN_TURNS.has(t.name))
+    .filter(offeredInTurns)
     .map((tool) => ({
       tool,
       chat: { name: tool.name, description: tool.description, inputSchema: registry.inputSchema(tool) },

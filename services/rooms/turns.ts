@@ -92,7 +92,10 @@ export async function getTurn(
 export async function waitForTurn(ctx: AppContext, teamId: string, roomId: string, turnId: string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   let wake: () => void = () => undefined;
-  const unsubscribe = await roomEventHub(ctx).subscribe(roomId, () => wake());
+  // Without LISTEN (the connection is down) the wait still ends: it checks every second.
+  const unsubscribe = await roomEventHub(ctx)
+    .subscribe(roomId, () => wake())
+    .catch(() => () => undefined);
   try {
     for (;;) {
       const turn = await getTurn(ctx, teamId, turnId);

@@ -174,7 +174,7 @@ describe('agents that converse: rooms, turns and streams', () => {
         await sleep(100);
       }
     };
-    const [first, second] = [await done(a), await done(b)].sort((x, y) => x.createdAt.localeCompare(y.createdAt));
+    const [first, second] = [await done(a), await done(b)].sort((x, y) => x.completedAt.localeCompare(y.completedAt));
     expect([first.reply.content, second.reply.content]).toEqual(['first reply', 'second reply']);
     const calls = await suite.db('model_calls').whereIn('turn_id', [first.id, second.id]).orderBy('started_at');
     expect(calls.map((c) => c.turn_id)).toEqual([first.id, second.id]);
@@ -203,6 +203,65 @@ describe('agents that converse: rooms, turns and streams', () => {
     } finally {
       await replica.close();
     }
+  });
+
+  it('manual mode: a sensitive tool call asks for approval on the stream, a person approves over the API, the turn goes on', async () => {
+    await useFakeModel();
+    await suite.api.call('PUT', `/agents/${suite.team.agentId}/secrets/OLD_KEY`, { value: 'sk-old' });
+    await suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { mode: 'manual' });
+    try {
+      const opened = await openRoom('approvals');
+      fake.script({ toolCalls: [{ name: 'secret_clear', arguments: { key: 'OLD_KEY' } }] }, (request) => ({
+        text: `Result: ${(request.body.messages.at(-1)!.content as string).slice(0, 60)}`,
+      }));
+      const waiting = await say('Forget OLD_KEY', { roomId: opened.room.id, waitSeconds: 3 });
+      expect(waiting.status).toBe(202);
+      expect(waiting.body.status).toBe('waiting_approval');
+      const [pending] = waiting.body.turn.pendingApprovals;
+      expect(pending).toMatchObject({ tool: 'secret_clear', toolCallId: `${waiting.body.turnId}:1:0` });
+      const asked = await readStream(opened.streamUrl, { until: (e) => e.type === 'approval.requested' });
+      expect(asked.events.at(-1)!.data).toMatchObject({
+        executionId: pending.executionId,
+        warp: 'secret-clear',
+        tool: 'secret_clear',
+        arguments: { key: 'OLD_KEY' },
+      });
+      expect((await suite.api.get(`/agents/${suite.team.agentId}/secrets`)).body.data.map((k: any) => k.key)).toContain(
+        'OLD_KEY',
+      );
+      const approved = await suite.api.post(`/warp-executions/${pending.executionId}/approve`, {});
+      expect(approved.status).toBe(200);
+      const { events } = await readStream(opened.streamUrl, {
+        until: (e) => e.type === 'turn.completed' && e.data.turnId === waiting.body.turnId,
+      });
+      const types = turnEvents(events, waiting.body.turnId).map((e) => e.type);
+      expect(types.indexOf('approval.requested')).toBeLessThan(types.indexOf('approval.decided'));
+      expect(types.indexOf('approval.decided')).toBeLessThan(types.indexOf('tool.result'));
+      expect(events.find((e) => e.type === 'approval.decided')!.data.status).toBe('succeeded');
+      expect(events.find((e) => e.type === 'tool.result')!.data.status).toBe('succeeded');
+      expect(events.at(-1)!.data.reply).toMatch(/^Result: .*"set":false/);
+      expect(
+        (await suite.api.get(`/agents/${suite.team.agentId}/secrets`)).body.data.map((k: any) => k.key),
+      ).not.toContain('OLD_KEY');
+    } finally {
+      await suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { mode: 'auto' });
+    }
+  });
+
+  it('keeps credentials and self-prompting out of turns: a tool not offered is refused, never run', async () => {
+    await useFakeModel();
+    const before = await suite.db('api_tokens').count({ n: '*' }).first();
+    fake.script({ toolCalls: [{ name: 'create_api_token', arguments: { name: 'leak' } }] }, { text: 'ok' });
+    const answer = await say('Make me a token');
+    expect(answer.body.status).toBe('completed');
+    const ledger = await suite.db('tool_calls').where({ turn_id: answer.body.turnId }).first();
+    expect(ledger).toMatchObject({ name: 'create_api_token', status: 'failed' });
+    expect(ledger.result.error.code).toBe('unknown_tool');
+    expect(await suite.db('api_tokens').count({ n: '*' }).first()).toEqual(before);
+    const offered = fake.requests[0].body.tools!.map((t) => t.function.name);
+    expect(offered).not.toEqual(expect.arrayContaining(['create_api_token']));
+    expect(offered).not.toContain('prompt_agent');
+    expect(offered).toContain('create_memory');
   });
 
   it('a room key opens only its room: wrong or missing key → 401, another team → 404', async () => {
