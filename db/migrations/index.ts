@@ -10,6 +10,7 @@ import * as outboundMessages from './008_outbound_messages';
 import * as consentAndOperators from './009_consent_and_operators';
 import * as sendRates from './010_send_rates';
 import * as agentConversations from './011_agent_conversations';
+import * as memoryWords from './014_memory_words';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -27,6 +28,7 @@ const migrations: Record<string, Knex.Migration> = {
   '009_consent_and_operators': consentAndOperators,
   '010_send_rates': sendRates,
   '011_agent_conversations': agentConversations,
+  '014_memory_words': memoryWords,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -3,9 +3,10 @@ import { topMemories } from '../../services/agents/memories';
 import { useApiSuite } from '../support/helpers';
 
 /**
- * An agent's memories over HTTP: writing them, and the search that fuses full text with trigram
- * similarity by reciprocal rank (a typo still finds a memory; a memory both rankers find comes
- * first; ties go to importance, then recency); what a turn loads (`topMemories`).
+ * An agent's memories over HTTP: writing them, and the search that fuses full text with the
+ * corrections of misspelt words (the agent's vocabulary, by trigram similarity or edit distance) by
+ * reciprocal rank (a typo still finds a memory; a memory both rankers find comes first; ties go to
+ * importance, then recency); the vocabulary the triggers keep; what a turn loads (`topMemories`).
  */
 describe("an agent's memories", () => {
   const suite = useApiSuite('memories');
@@ -52,8 +53,12 @@ describe("an agent's memories", () => {
     const typo = await search('kubernets');
     expect(typo.map((m) => m.id)).toEqual([ids.cluster]);
     expect(typo[0].score).toBeGreaterThan(0);
-    // Another form of a word: the full-text side has no stemming, the trigram side still finds it.
+    // Another form of a word: the full-text side has no stemming, the vocabulary side still finds it.
     expect((await search('production deploy'))[0].id).toBe(ids.deploys);
+    // Two letters swapped in a short word: few trigrams in common, one typo away.
+    expect((await search('mroning')).map((m) => m.id)).toEqual([ids.tea]);
+    // Nothing close enough: no guess.
+    expect(await search('zebra')).toEqual([]);
   });
 
   it('ranks first what both rankers find, then by importance when the fused scores tie', async () => {
@@ -121,6 +126,37 @@ describe("an agent's memories", () => {
     expect((await suite.api.call('DELETE', `${path()}/${ids.dog}`)).status).toBe(204);
     expect((await suite.api.call('DELETE', `${path()}/${ids.dog}`)).status).toBe(404);
     expect((await search('turing')).map((m) => m.id)).toEqual([]);
+  });
+
+  it("keeps the agent's vocabulary (memory_words) in step with its memories", async () => {
+    const vocabulary = async (agentId: string) =>
+      (await suite.db.raw(`SELECT word, count FROM memory_words WHERE agent_id = ? ORDER BY word`, [agentId])).rows;
+    const recount = async (agentId: string) =>
+      (
+        await suite.db.raw(
+          `SELECT w AS word, count(*)::int AS count FROM memories m, memory_vocabulary(m.search) w
+           WHERE m.agent_id = ? GROUP BY w ORDER BY w`,
+          [agentId],
+        )
+      ).rows;
+    const agentId = suite.team.agentId;
+    // After the creates, the update and the delete above.
+    expect(await vocabulary(agentId)).toEqual(await recount(agentId));
+    expect(await vocabulary(agentId)).toContainEqual({ word: 'ada', count: 2 });
+    expect((await vocabulary(agentId)).map((r: { word: string }) => r.word)).not.toContain('kubernetes');
+    // A statement writing many rows (as an import would), then deleting them: counted as one.
+    await suite.db.raw(
+      `INSERT INTO memories (id, team_id, agent_id, content)
+       SELECT 'mem_bulk' || g, ?, ?, 'Ada ordered ' || g || ' crates of apples' FROM generate_series(1, 3) g`,
+      [suite.team.teamId, agentId],
+    );
+    expect(await vocabulary(agentId)).toContainEqual({ word: 'ada', count: 5 });
+    expect(await vocabulary(agentId)).toContainEqual({ word: 'apples', count: 3 });
+    expect(await vocabulary(agentId)).not.toContainEqual(expect.objectContaining({ word: '2' })); // numbers: not words
+    expect((await search('aples')).length).toBe(3);
+    await suite.db('memories').where('id', 'like', 'mem_bulk%').delete();
+    expect(await vocabulary(agentId)).toEqual(await recount(agentId));
+    expect(await vocabulary(agentId)).toContainEqual({ word: 'ada', count: 2 });
   });
 
   it('bad input is a 400 validation_error; unknown ids are 404', async () => {
