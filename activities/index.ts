@@ -3,6 +3,7 @@ import { createDeliveryActivities, DeliveryActivityDeps } from './deliveries';
 import { createJobActivities, JobActivityDeps } from './jobs';
 import { createRoomActivities, RoomActivityDeps } from './rooms';
 import { createWarpActivities, WarpActivityDeps } from './warps';
+import { createWarpRunActivities } from './warpRuns';
 import { createTemplateActivities } from './whatsappTemplates';
 
 /** Every activity the worker registers. */
@@ -16,5 +17,6 @@ export function createActivities(
     ...createTemplateActivities(deps),
     ...createWarpActivities(deps),
     ...createRoomActivities(deps),
+    ...createWarpRunActivities(deps),
   };
 }

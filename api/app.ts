@@ -25,6 +25,7 @@ import { mediaRoutes } from './routes/media';
 import { teamRoutes } from './routes/team';
 import { unsubscribeRoutes } from './routes/unsubscribe';
 import { warpExecutionsRoutes } from './routes/warpExecutions';
+import { warpsRoutes } from './routes/warps';
 import { webhooksRoutes } from './routes/webhooks';
 
 /** The route table of /v1: every operation, declared once; Express runs it and the OpenAPI document describes it. */
@@ -40,6 +41,7 @@ export function apiRoutes(ctx: AppContext): Route[] {
     ...apiTokensRoutes(ctx),
     ...artifactsRoutes(ctx),
     ...warpExecutionsRoutes(ctx),
+    ...warpsRoutes(ctx),
     ...campaignsRoutes(ctx),
     ...webhooksRoutes(ctx),
     ...unsubscribeRoutes(ctx),

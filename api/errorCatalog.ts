@@ -122,6 +122,34 @@ export const errorCatalog: readonly ErrorEntry[] = [
   },
   { status: 422, code: 'unknown_segment', meaning: '`segmentId` is not a segment of the team' },
   {
+    status: 404,
+    code: 'unknown_warp',
+    meaning:
+      '`execute` or a `warp.run` job of a name that is neither a built-in warp nor a private warp of the team ' +
+      '(`details.builtIn`, `details.private`; [`WARPS.md`](WARPS.md))',
+  },
+  {
+    status: 422,
+    code: 'invalid_private_warp',
+    meaning:
+      'a private warp step names an unknown tool or a reference to an undeclared input or no earlier step (`details.issues`)',
+  },
+  {
+    status: 422,
+    code: 'not_available',
+    meaning: 'a warp that is registered but not runnable yet (`svc-automation-enroll`)',
+  },
+  {
+    status: 422,
+    code: 'contact_not_sendable',
+    meaning: '`svc-campaign-send-contact` to a contact that opted out, has no consent or no email (`details.reason`)',
+  },
+  {
+    status: 422,
+    code: 'send_contact_requires_email',
+    meaning: '`svc-campaign-send-contact` of a campaign that is not email',
+  },
+  {
     status: 422,
     code: 'unknown_property',
     meaning: 'a segment condition names a property no contact has yet (set it on a contact first)',

@@ -11,7 +11,7 @@
  *  (f) an MCP tool call vs. the same read over HTTP;
  *  (g) time to first token through API → Temporal → activity → Postgres → SSE vs. the fake model asked
  *      directly (200 ms first-token delay), BENCH_AGENT_SAMPLES samples each, alternating;
- *  (h) search_memories at BENCH_MEMORIES memories of one agent (p95 target ≤ 50 ms).
+ *  (h) search_memories and a turn's topMemories at BENCH_MEMORIES memories of one agent (p95 targets ≤ 50 ms and ≤ 30 ms).
  * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
  * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
  */

@@ -39,6 +39,7 @@ import { checkExecutions, executionsQuerySchema } from '../services/deliveries/w
 import { id, PENDING_NOTE, sensitiveTool, tool, Tool } from './toolKit';
 import { agentKnowledgeTools } from './agentTools';
 import { roomTools } from './roomTools';
+import { warpTools } from './warpTools';
 export type { Tool, ToolCall } from './toolKit';
 export { caller } from './toolKit';
 
@@ -393,6 +394,7 @@ const contactTools: Tool[] = [
 export const TOOLS: Tool[] = [
   ...coreTools,
   ...roomTools,
+  ...warpTools,
   ...agentKnowledgeTools,
   ...artifactTools,
   ...campaignTools,

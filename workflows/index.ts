@@ -5,3 +5,5 @@ export { whatsappTemplateWorkflow } from './whatsappTemplate';
 export { warpExecutionWorkflow } from './warpExecution';
 export { roomWorkflow } from './room';
 export { turnWorkflow } from './turn';
+export { privateWarpWorkflow } from './privateWarp';
+export { campaignContactWorkflow } from './campaignContact';

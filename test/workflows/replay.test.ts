@@ -16,6 +16,7 @@ describe('workflow determinism (replay)', () => {
 
   it('has saved histories for each kind of job run, each way a delivery or another approval ends, campaign runs, rooms and turns', () => {
     expect(files).toEqual([
+      'campaign-contact-approved.json',
       'campaign-schedule-cancelled.json',
       'campaign-send.json',
       'contacts-export.json',
@@ -26,6 +27,7 @@ describe('workflow determinism (replay)', () => {
       'delivery-expired.json',
       'delivery-manual-approved.json',
       'knowledge-ingest.json',
+      'private-warp.json',
       'room-two-turns.json',
       'turn-answer.json',
       'turn-approval-approved.json',
