@@ -19,6 +19,7 @@ import {
   JobWorkflow,
   JobWorkflowArgs,
   progress as progressQuery,
+  WarpJobActivities,
 } from './contracts/job';
 import { shouldContinueAsNew } from './continueAsNew';
 
@@ -40,6 +41,12 @@ const work = proxyActivities<JobActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', nonRetryableErrorTypes: ['InvalidJobInput'] },
 });
 
+/** A `warp.run` job: one activity; a rule the warp breaks fails it at once (non-retryable). */
+const warpJob = proxyActivities<WarpJobActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+});
+
 export async function jobWorkflow(args: JobWorkflowArgs): Promise<JobResult> {
   const progress: JobProgress = { phase: 'starting', completed: 0, total: null };
   setHandler(progressQuery, () => progress);
@@ -58,6 +65,9 @@ export async function jobWorkflow(args: JobWorkflowArgs): Promise<JobResult> {
       case 'knowledge.ingest':
         progress.phase = 'ingesting';
         result = { ...(await work.ingestKnowledge(args.jobId)) };
+        break;
+      case 'warp.run':
+        result = await warpJob.runWarpJob(args.jobId);
         break;
       default:
         throw ApplicationFailure.nonRetryable(

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { findAgent } from '../agents/agents';
 import { AppError, parseOrThrow } from '../platform/errors';
+import { prepareWarpRun, warpRunInputSchema, type WarpRunInput } from '../warps/warpJob';
 
 export const MAX_IMPORT_ROWS = 1_000_000;
 
@@ -102,6 +103,13 @@ export const jobTypes = {
         throw new AppError(404, 'not_found', `Agent ${parsed.agentId} not found`);
       }
       return { input: parsed };
+    },
+  },
+  'warp.run': {
+    description: 'Run a named warp (built-in or private) for an agent; the result is what execute answers.',
+    schema: warpRunInputSchema,
+    async prepare(db, teamId, input) {
+      return { input: await prepareWarpRun(db, teamId, input as WarpRunInput) };
     },
   },
 } satisfies Record<string, JobTypeDefinition>;

@@ -33,6 +33,7 @@ describe('team isolation matrix', () => {
     skillId: string;
     roomId: string;
     turnId: string;
+    privateWarpId: string;
   };
   const b = {} as { oauthToken: string; client: { id: string; secret: string } };
 
@@ -124,6 +125,8 @@ describe('team isolation matrix', () => {
       calls: 4,
     });
     await apiA.call('PUT', `/agents/${teamA.agentId}/secrets/A_KEY`, { value: 'a-secret' });
+    // A private warp (its name is A's alone).
+    a.privateWarpId = (await apiA.post('/warps/private', { name: 'a-only-warp', steps: [{ wait: '1m' }] })).body.id;
     // The agent's mind: a memory, a skill (documents and character are read through the agent alone).
     a.memoryId = (await apiA.post(`/agents/${teamA.agentId}/memories`, { content: 'A remembers the harbour' })).body.id;
     a.skillId = (
@@ -160,6 +163,7 @@ describe('team isolation matrix', () => {
     expect(status).toBe(200);
     expect(body.data.map((x: any) => x[field])).not.toContain(value());
   };
+  let bWarps = 0;
   const rule = (code: string) => (status: number, body: any) => {
     expect(status).toBe(422);
     expect(body.error.code).toBe(code);
@@ -431,6 +435,37 @@ describe('team isolation matrix', () => {
       path: () => '/artifacts/deliver',
       body: () => ({ artifactIds: [a.artifactId], message: 'x', integration: 'email' }),
       check: notFound,
+    },
+    {
+      endpoint: "POST /warps/{name}/execute (A's private warp)",
+      method: 'POST',
+      operation: 'POST /warps/{name}/execute',
+      path: () => '/warps/a-only-warp/execute',
+      body: () => ({ inputs: {} }),
+      check: (status, body) => {
+        expect(status).toBe(404);
+        expect(body.error.code).toBe('unknown_warp');
+        expect(body.error.details.private).not.toContain('a-only-warp');
+      },
+    },
+    {
+      endpoint: 'GET /warps/private',
+      method: 'GET',
+      operation: 'GET /warps/private',
+      path: () => '/warps/private?limit=100',
+      check: excludes('id', () => a.privateWarpId),
+    },
+    {
+      endpoint: 'POST /warps/private',
+      method: 'POST',
+      operation: 'POST /warps/private',
+      path: () => '/warps/private',
+      // B's own warp, under a name of B's (a name A uses is free for B too: see test/warps).
+      body: () => ({ name: `b-warp-${++bWarps}`, steps: [{ wait: '1m' }] }),
+      check: (status, body) => {
+        expect(status).toBe(201);
+        expect(body.id).not.toBe(a.privateWarpId);
+      },
     },
     {
       endpoint: 'GET /warp-executions',

@@ -217,7 +217,12 @@ describe('jobs API', () => {
       const res = await api.post('/jobs', { type: 'contacts.teleport' });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
-      expect(res.body.error.details.knownTypes).toEqual(['contacts.import', 'contacts.export', 'knowledge.ingest']);
+      expect(res.body.error.details.knownTypes).toEqual([
+        'contacts.import',
+        'contacts.export',
+        'knowledge.ingest',
+        'warp.run',
+      ]);
     });
     it.each([
       ['missing type', { input: {} }],

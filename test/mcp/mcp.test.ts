@@ -39,7 +39,9 @@ const AGENT_KNOWLEDGE_TOOLS = [
 ];
 /** Talking to the agent: prompt_agent and the rooms its conversations live in. */
 const ROOM_TOOLS = ['get_room_messages', 'list_rooms', 'prompt_agent'];
-const CORE_TOOLS = [...PLATFORM_CORE_TOOLS, ...AGENT_KNOWLEDGE_TOOLS, ...ROOM_TOOLS].sort();
+/** Warps (issue 16 § 1): execute, and the team's private warps. */
+const WARP_TOOLS = ['create_private_warp', 'execute', 'list_private_warps'];
+const CORE_TOOLS = [...PLATFORM_CORE_TOOLS, ...AGENT_KNOWLEDGE_TOOLS, ...ROOM_TOOLS, ...WARP_TOOLS].sort();
 const ARTIFACT_TOOLS = [
   'create_artifact',
   'delete_artifact',

@@ -7,7 +7,7 @@ import type { ErrorBody } from './errorBody';
 export const jobWorkflowName = 'jobWorkflow';
 
 /** The job types the workflow runs; services/jobs/jobTypes.ts registers one schema per name. */
-export const jobTypeNames = ['contacts.import', 'contacts.export', 'knowledge.ingest'] as const;
+export const jobTypeNames = ['contacts.import', 'contacts.export', 'knowledge.ingest', 'warp.run'] as const;
 export type JobType = (typeof jobTypeNames)[number];
 
 export interface ImportRowError {
@@ -77,4 +77,9 @@ export interface JobActivities {
   importContactsBatch(args: { jobId: string; offset: number; limit: number }): Promise<Omit<ImportSummary, 'total'>>;
   exportContacts(jobId: string): Promise<ExportResult>;
   ingestKnowledge(jobId: string): Promise<IngestResult>;
+}
+
+/** `warp.run`: the named warp, run as `execute` runs it (activities/warpRuns.ts). */
+export interface WarpJobActivities {
+  runWarpJob(jobId: string): Promise<JobResult>;
 }

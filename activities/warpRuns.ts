@@ -1,0 +1,43 @@
+import { ApplicationFailure } from '@temporalio/common';
+// mcp/tools before mcp/warpTools: the tool list is built first (warpTools reads it lazily).
+import '../mcp/tools';
+import { stepCatalog } from '../mcp/warpTools';
+import type { AppContext } from '../services/platform/context';
+import { AppError } from '../services/platform/errors';
+import { sendCampaignToContact } from '../services/warps/campaignContact';
+import {
+  evaluateCondition,
+  finishPrivateWarp,
+  privateWarpSteps,
+  runPrivateWarpStep,
+} from '../services/warps/privateWarps';
+import { runWarpJob } from '../services/warps/warpJob';
+import type { CampaignContactActivities } from '../workflows/contracts/campaignContact';
+import type { WarpJobActivities } from '../workflows/contracts/job';
+import type { PrivateWarpActivities } from '../workflows/contracts/privateWarp';
+
+export interface WarpRunActivityDeps {
+  /** Warps run the same service functions the API and the MCP tools do. */
+  appContext: AppContext;
+}
+
+/** The activities of private warps, sends to one contact and `warp.run` jobs. */
+export function createWarpRunActivities({ appContext }: WarpRunActivityDeps) {
+  return {
+    loadPrivateWarpSteps: (executionId) => privateWarpSteps(appContext, executionId),
+    runPrivateWarpStep: (executionId, stepKey) => runPrivateWarpStep(appContext, stepCatalog, executionId, stepKey),
+    evaluatePrivateWarpCondition: (executionId, stepKey) => evaluateCondition(appContext, executionId, stepKey),
+    finishPrivateWarp: (executionId, error) => finishPrivateWarp(appContext, executionId, error),
+    sendCampaignToContact: (executionId) => sendCampaignToContact(appContext, executionId),
+    async runWarpJob(jobId) {
+      try {
+        return await runWarpJob(appContext, jobId);
+      } catch (err) {
+        // A rule the warp broke is the job's answer: not retried.
+        if (err instanceof AppError && err.status < 500)
+          throw ApplicationFailure.nonRetryable(`${err.code}: ${err.message}`, 'WarpFailed', err.toBody());
+        throw err;
+      }
+    },
+  } satisfies PrivateWarpActivities & CampaignContactActivities & WarpJobActivities;
+}

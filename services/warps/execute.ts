@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { requestApproval } from '../deliveries/warps';
+import { executionUrl } from '../deliveries/warpExecutions';
+import { sendingAgent } from '../agents/agents';
+import type { Principal } from '../identity/principal';
+import type { AppContext, TeamRef } from '../platform/context';
+import { AppError, ruleBroken, validationError } from '../platform/errors';
+import { newId } from '../platform/ids';
+import { findPrivateWarp, privateWarpNames, startPrivateWarp } from './privateWarps';
+import { builtInWarp, builtInWarpNames } from './registry';
+import type { Warp, WarpCall } from './warpKit';
+
+export const executeSchema = z.strictObject({
+  warp: z
+    .string()
+    .min(1)
+    .max(100)
+    .describe('A built-in warp (e.g. artifact-create, svc-campaign-list) or a private warp'),
+  inputs: z.record(z.string(), z.unknown()).default({}).describe("The warp's inputs"),
+});
+
+export const executeBodySchema = z.strictObject({
+  inputs: z.record(z.string(), z.unknown()).default({}),
+  agentId: z.string().max(100).optional().describe('The agent the warp acts as (default: the first agent)'),
+});
+
+/** What `execute` answers: the run's execution and its outcome, or `pending: true` while a person decides. */
+export const executeAnswerSchema = z
+  .object({
+    executionId: z.string(),
+    warp: z.string(),
+    status: z.enum(['pending_approval', 'running', 'succeeded', 'failed']),
+    pending: z.boolean().optional(),
+    result: z.unknown().optional(),
+    statusUrl: z.url(),
+  })
+  .catchall(z.unknown());
+
+/** The agent a call acts as: the named one, else the credential's, else the team's first. */
+export async function warpCallFor(
+  ctx: AppContext,
+  team: TeamRef,
+  principal: Principal,
+  agentId?: string | null,
+): Promise<WarpCall> {
+  const preferred = principal.kind === 'api_token' ? null : principal.agentId;
+  const agent = await sendingAgent(ctx.db, team.id, agentId, preferred);
+  return { ctx, team, principal, agent };
+}
+
+async function unknownWarp(ctx: AppContext, teamId: string, name: string): Promise<AppError> {
+  const privateNames = await privateWarpNames(ctx, teamId);
+  return new AppError(
+    404,
+    'unknown_warp',
+    `Unknown warp ${name}; known warps: ${[...builtInWarpNames, ...privateNames].join(', ')}`,
+    {
+      warp: name,
+      builtIn: builtInWarpNames,
+      private: privateNames,
+    },
+  );
+}
+
+/**
+ * Records a run that happened within the call (no workflow) as a settled warp execution, so
+ * `check_warp_executions` lists every run. `workflow_id` is `inline:<executionId>`.
+ */
+async function recordInlineRun(
+  call: WarpCall,
+  warp: string,
+  inputs: unknown,
+  outcome: { status: 'succeeded'; result: unknown } | { status: 'failed'; error: unknown },
+) {
+  const id = newId('wx');
+  await call.ctx.db('warp_executions').insert({
+    id,
+    team_id: call.team.id,
+    agent_id: call.agent.id,
+    warp,
+    status: outcome.status,
+    input: JSON.stringify(inputs ?? {}),
+    result: outcome.status === 'succeeded' ? JSON.stringify(outcome.result) : null,
+    error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
+    created_by: call.principal.userId,
+    workflow_id: `inline:${id}`,
+  });
+  return id;
+}
+
+/** Parses a warp's inputs with its schema: a 400 `validation_error` naming the warp, with the schema's issues. */
+export function parseWarpInputs(w: Warp, inputs: unknown) {
+  const parsed = w.input.safeParse(inputs ?? {});
+  if (!parsed.success) throw validationError(parsed.error, `inputs of ${w.name}`);
+  return parsed.data;
+}
+
+/** A built-in warp, its approval path taken for an agent in manual mode; every run recorded as an execution. */
+export async function runBuiltInWarp(
+  call: WarpCall,
+  w: Warp,
+  inputs: unknown,
+): Promise<z.infer<typeof executeAnswerSchema>> {
+  const { ctx } = call;
+  if (w.unavailable) throw ruleBroken('not_available', w.unavailable, { warp: w.name });
+  const args = parseWarpInputs(w, inputs);
+  if (typeof w.approval === 'object' && call.agent.mode === 'manual') {
+    const caller = { team: call.team, agentId: call.agent.id, userId: call.principal.userId };
+    return { ...(await requestApproval(ctx, caller, w.approval.sensitiveWrite, args)) };
+  }
+  if (w.approval === 'own-workflow') {
+    const answer = (await w.run(call, args)) as { executionId: string; status: string; pending?: boolean };
+    const status = answer.pending
+      ? 'pending_approval'
+      : answer.status === 'running'
+        ? 'running'
+        : (answer.status as 'succeeded' | 'failed');
+    return {
+      ...answer,
+      warp: w.name,
+      status: ['pending_approval', 'running', 'succeeded', 'failed'].includes(status) ? status : 'running',
+      statusUrl: executionUrl(ctx.config.baseUrl, answer.executionId),
+      result: answer,
+    };
+  }
+  try {
+    const result = await w.run(call, args);
+    const executionId = await recordInlineRun(call, w.name, args, { status: 'succeeded', result });
+    return {
+      executionId,
+      warp: w.name,
+      status: 'succeeded',
+      result,
+      statusUrl: executionUrl(ctx.config.baseUrl, executionId),
+    };
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) {
+      await recordInlineRun(call, w.name, args, { status: 'failed', error: err.toBody() });
+    }
+    throw err;
+  }
+}
+
+/** `execute` (MCP) and `POST /v1/warps/{name}/execute`: a built-in warp, else the team's private warp of that name. */
+export async function executeWarp(call: WarpCall, name: string, inputs: unknown) {
+  const w = builtInWarp(name);
+  if (w) return runBuiltInWarp(call, w, inputs);
+  const row = await findPrivateWarp(call.ctx, call.team.id, name);
+  if (!row) throw await unknownWarp(call.ctx, call.team.id, name);
+  return startPrivateWarp(call, row, inputs);
+}
