@@ -40,8 +40,8 @@ export const stepCatalog: StepCatalog = {
     return {
       name,
       input: t.input,
-      startsWork: Boolean(t.warp) || STARTS_WORK.has(name) || (t as { inTurns?: string }).inTurns === 'startsWork',
-      async run(call, args) {
+      startsWork: Boolean(t.warp) || STARTS_WORK.has(name) || t.inTurns === 'startsWork',
+      async run(call, args, idempotencyKey) {
         const installed = await installedApps(call.ctx.db, call.team.id);
         if (t.app !== 'core' && !installed.has(t.app))
           throw new AppError(
@@ -52,7 +52,14 @@ export const stepCatalog: StepCatalog = {
         const caller = { team: call.team, agentId: call.agent.id, userId: call.principal.userId };
         if (t.warp && call.agent.mode === 'manual') return requestApproval(call.ctx, caller, t.warp, args);
         return t.run(
-          { ctx: call.ctx, team: call.team, principal: call.principal, agentId: call.agent.id, installed },
+          {
+            ctx: call.ctx,
+            team: call.team,
+            principal: call.principal,
+            agentId: call.agent.id,
+            installed,
+            idempotencyKey,
+          },
           args,
         );
       },
@@ -79,6 +86,8 @@ export const warpTools: Tool[] = [
       `poll check_warp_executions. ${PENDING_NOTE}`,
     app: 'core',
     access: 'write',
+    // It may start a workflow (a private warp, a send, a delivery): in a turn it runs after its ledger row.
+    inTurns: 'startsWork',
     input: executeSchema,
     run: async (call, { warp, inputs }) => executeWarp(await warpCall(call), warp, inputs),
   }),

@@ -34,16 +34,18 @@ export interface StepCallable {
   input: z.ZodType;
   /** It starts durable work (a workflow that reads its rows): run outside a transaction, its own dedupe makes a retry safe. */
   startsWork: boolean;
-  run(call: WarpCall, args: unknown): Promise<unknown>;
+  /** `idempotencyKey`: the step's id `<executionId>:<stepKey>` (a tool that starts work keys its start with it). */
+  run(call: WarpCall, args: unknown, idempotencyKey: string): Promise<unknown>;
 }
 export interface StepCatalog {
   find(name: string): StepCallable | undefined;
   names(): string[];
 }
 
-/** Tools a private warp may not call: itself and the warp machinery (no recursion), and prompting (a `prompt` step does it). */
+/** Tools a private warp may not call: the warp machinery (no recursion), minting credentials, and prompting (a `prompt` step does it). */
 export const NOT_CALLABLE = new Set([
   'execute',
+  'create_api_token',
   'create_private_warp',
   'list_private_warps',
   'create_private_app',
@@ -500,8 +502,8 @@ export async function runPrivateWarpStep(
       .onConflict('id')
       .merge(['status', 'output']);
   try {
-    if (target.startsWork) await succeeded(ctx.db, await target.run(call(ctx.db), parsed.data));
-    else await ctx.db.transaction(async (trx) => succeeded(trx, await target.run(call(trx), parsed.data)));
+    if (target.startsWork) await succeeded(ctx.db, await target.run(call(ctx.db), parsed.data, stepId));
+    else await ctx.db.transaction(async (trx) => succeeded(trx, await target.run(call(trx), parsed.data, stepId)));
     return { status: 'succeeded' };
   } catch (err) {
     if (!(err instanceof AppError) || err.status >= 500) throw err;
