@@ -6,6 +6,7 @@ import { CampaignRow } from '../services/campaigns/campaignRow';
 import { dispatchRecipients, DispatchPosition } from '../services/campaigns/dispatch';
 import { recountCampaign } from '../services/campaigns/recordChunk';
 import { addressColumn, skipReasonSql } from '../services/contacts/channelAddress';
+import { recordEvent } from '../services/events/outbox';
 import { errorBody } from '../services/platform/errors';
 import type { SecretBox } from '../services/platform/secretBox';
 import { SUPERSEDED_RUN, type CampaignActivities, type DispatchedBatch } from '../workflows/contracts/campaign';
@@ -157,12 +158,24 @@ export function createCampaignActivities({
 
     /** Counters from the recipients; Completed when nothing failed (and the send was not cancelled), else Failed. */
     async finishCampaign(campaignId: string, cancelled: boolean): Promise<{ status: 'completed' | 'failed' }> {
-      const counts = await recountCampaign(db, campaignId);
-      const status = cancelled || counts.failed > 0 ? 'failed' : 'completed';
-      await db('campaigns')
-        .where({ id: campaignId })
-        .update({ status, finished_at: db.fn.now(), updated_at: db.fn.now() });
-      return { status };
+      // The end and its campaign.completed event commit together (docs/EVENTS.md); only a change to
+      // Completed records one, so a repeated activity records nothing twice.
+      return db.transaction(async (trx) => {
+        const before = await trx('campaigns').where({ id: campaignId }).forUpdate().first('status', 'team_id', 'name');
+        const counts = await recountCampaign(trx, campaignId);
+        const status = cancelled || counts.failed > 0 ? 'failed' : 'completed';
+        await trx('campaigns')
+          .where({ id: campaignId })
+          .update({ status, finished_at: trx.fn.now(), updated_at: trx.fn.now() });
+        if (before && status === 'completed' && before.status !== 'completed')
+          await recordEvent(trx, {
+            teamId: before.team_id,
+            type: 'campaign.completed',
+            subject: campaignId,
+            data: { campaign: { id: campaignId, name: before.name, status, counts } },
+          });
+        return { status };
+      });
     },
   } satisfies CampaignActivities;
 }

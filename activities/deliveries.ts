@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { ProviderError } from '../channels/types';
+import { recordEvent } from '../services/events/outbox';
 import type { Db } from '../db/knex';
 import { deliveryIdempotencyKey, deliveryRows, recordDelivery } from '../services/deliveries/deliveryRecords';
 import { updateExecution } from '../services/deliveries/warpExecutions';
@@ -128,14 +129,31 @@ export function createDeliveryActivities({ db, secretBox, baseUrl, fileLinkTtlSe
       const anySent = outcomes.some((o) => o.status === 'sent');
       const status = outcomes.every((o) => o.status === 'sent') ? 'succeeded' : 'failed';
       return db.transaction(async (trx) => {
+        const deliveries: DeliveryJson[] = await deliveryRows(trx, input.executionId);
         if (anySent) {
-          await trx('artifacts')
+          const sent: { id: string; title: string; type: string }[] = await trx('artifacts')
             .where({ team_id: input.teamId })
             .whereIn('id', input.artifactIds)
             .whereIn('status', ['ready', 'sent'])
-            .update({ status: 'sent', delivered_at: trx.fn.now(), updated_at: trx.fn.now() });
+            .update({ status: 'sent', delivered_at: trx.fn.now(), updated_at: trx.fn.now() })
+            .returning(['id', 'title', 'type']);
+          // One artifact.sent per artifact and delivery, in the same commit (docs/EVENTS.md); the
+          // key makes a repeated activity record nothing twice.
+          for (const artifact of sent)
+            await recordEvent(trx, {
+              teamId: input.teamId,
+              type: 'artifact.sent',
+              subject: artifact.id,
+              dedupeKey: `artifact.sent:${input.executionId}:${artifact.id}`,
+              data: {
+                artifact,
+                executionId: input.executionId,
+                deliveries: deliveries
+                  .filter((d) => d.status === 'sent')
+                  .map((d) => ({ id: d.id, contactId: d.contactId, integration: d.integration, to: d.to })),
+              },
+            });
         }
-        const deliveries: DeliveryJson[] = await deliveryRows(trx, input.executionId);
         await updateExecution(trx, input.executionId, {
           status,
           result: { deliveries },

@@ -10,6 +10,7 @@ import * as outboundMessages from './008_outbound_messages';
 import * as consentAndOperators from './009_consent_and_operators';
 import * as sendRates from './010_send_rates';
 import * as agentConversations from './011_agent_conversations';
+import * as eventsWebhooks from './012_events_webhooks';
 import * as warps from './013_warps';
 import * as memoryWords from './014_memory_words';
 
@@ -29,6 +30,7 @@ const migrations: Record<string, Knex.Migration> = {
   '009_consent_and_operators': consentAndOperators,
   '010_send_rates': sendRates,
   '011_agent_conversations': agentConversations,
+  '012_events_webhooks': eventsWebhooks,
   '013_warps': warps,
   '014_memory_words': memoryWords,
 };

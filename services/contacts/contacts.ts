@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
+import { recordEvent } from '../events/outbox';
 import { AppError, notFound } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { keysetPage, Page, PageQuery } from '../platform/pagination';
@@ -192,11 +193,22 @@ export function presentContact(row: ContactRow): ContactJson {
 export async function createContact(db: Db, teamId: string, input: ContactCreate): Promise<ContactJson> {
   const extra = Object.fromEntries(Object.entries(input).filter(([key]) => !KNOWN_FIELDS.has(key)));
   const values = { id: newId('ct'), team_id: teamId, ...contactRowValues(input, extra) };
-  const [row] = await db('contacts')
-    .insert(values)
-    .onConflict(db.raw('(team_id, lower(email)) WHERE email IS NOT NULL'))
-    .ignore()
-    .returning('*');
+  // The contact and its contact.created event commit together (docs/EVENTS.md).
+  const row = await db.transaction(async (trx) => {
+    const [inserted] = await trx('contacts')
+      .insert(values)
+      .onConflict(trx.raw('(team_id, lower(email)) WHERE email IS NOT NULL'))
+      .ignore()
+      .returning('*');
+    if (inserted)
+      await recordEvent(trx, {
+        teamId,
+        type: 'contact.created',
+        subject: inserted.id,
+        data: { contact: presentContact(inserted) },
+      });
+    return inserted;
+  });
   if (!row) {
     const existing = await db('contacts')
       .where({ team_id: teamId })
@@ -262,12 +274,22 @@ export async function updateContact(db: Db, teamId: string, id: string, input: C
     changes.properties = db.raw('(properties || ?::jsonb) - ?::text[]', [JSON.stringify(set), removed]);
   }
   try {
-    const [row] = await db('contacts')
-      .where({ team_id: teamId, id })
-      .update({ ...changes, updated_at: db.fn.now() })
-      .returning('*');
-    if (!row) throw notFound('Contact');
-    return presentContact(row);
+    // The change and its contact.updated event commit together (docs/EVENTS.md).
+    return await db.transaction(async (trx) => {
+      const [row] = await trx('contacts')
+        .where({ team_id: teamId, id })
+        .update({ ...changes, updated_at: trx.fn.now() })
+        .returning('*');
+      if (!row) throw notFound('Contact');
+      const contact = presentContact(row);
+      await recordEvent(trx, {
+        teamId,
+        type: 'contact.updated',
+        subject: contact.id,
+        data: { contact, changed: Object.keys(input) },
+      });
+      return contact;
+    });
   } catch (err) {
     if ((err as { code?: string }).code === '23505') {
       const existing = await db('contacts')
