@@ -124,6 +124,14 @@ const envSchema = z.object({
   WHATSAPP_TEMPLATE_REFRESH_SECONDS: z.coerce.number().int().min(1).default(3600),
   /** The Meta app secret that signs WhatsApp webhooks (X-Hub-Signature-256); unset: the webhook is off. */
   WHATSAPP_APP_SECRET: z.string().min(8).optional(),
+  /** `production` (the Docker image) turns safe defaults on, e.g. refusing private webhook URLs. */
+  NODE_ENV: z.string().optional(),
+  /**
+   * Whether outbound webhook URLs may resolve to private, loopback or link-local addresses (SSRF
+   * guard, docs/EVENTS.md). Unset: refused when NODE_ENV=production, allowed otherwise (local
+   * development and tests run receivers on 127.0.0.1).
+   */
+  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false', '1', '0']).optional(),
   /** Signing secrets of email providers' event webhooks (Svix-style `whsec_…`), JSON: provider → secret. */
   EMAIL_WEBHOOK_SECRETS: z
     .string()
@@ -174,4 +182,11 @@ export function rateLimitSettings(config: Config): RateLimitSettings {
     loginPerAddress: config.LOGIN_LIMIT_PER_ADDRESS,
     registrationPerAddress: config.REGISTRATION_LIMIT,
   };
+}
+
+/** Whether webhook URLs may point at private or loopback addresses (WEBHOOK_ALLOW_PRIVATE_URLS). */
+export function privateWebhookUrlsAllowed(config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_URLS'>): boolean {
+  if (config.WEBHOOK_ALLOW_PRIVATE_URLS !== undefined)
+    return config.WEBHOOK_ALLOW_PRIVATE_URLS === 'true' || config.WEBHOOK_ALLOW_PRIVATE_URLS === '1';
+  return config.NODE_ENV !== 'production';
 }

@@ -7,6 +7,7 @@ import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
 import { textGeneratorFor } from './services/campaigns/content';
+import { startEventDispatcher } from './services/events/dispatcher';
 import { buildAppContext } from './services/platform/context';
 import { waitForTemporal } from './temporal/devServer';
 import { ensureSearchAttributes } from './temporal/searchAttributes';
@@ -43,7 +44,10 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
     // Activities mostly wait on Postgres; a few at a time per core keeps the pool busy, not swamped.
     maxConcurrentActivityTaskExecutions: 20,
   });
+  // Platform events → webhook deliveries (docs/EVENTS.md); every worker runs one, side by side.
+  const dispatcher = startEventDispatcher(appContext);
   const done = worker.run().finally(async () => {
+    await dispatcher.stop();
     await connection.close();
     await appContext.temporal.close();
     // Activities have drained: no send is in flight on the provider connections.

@@ -4,11 +4,17 @@ import { createJobActivities, JobActivityDeps } from './jobs';
 import { createRoomActivities, RoomActivityDeps } from './rooms';
 import { createWarpActivities, WarpActivityDeps } from './warps';
 import { createWarpRunActivities } from './warpRuns';
+import { createWebhookActivities, WebhookActivityDeps } from './webhooks';
 import { createTemplateActivities } from './whatsappTemplates';
 
 /** Every activity the worker registers. */
 export function createActivities(
-  deps: JobActivityDeps & DeliveryActivityDeps & CampaignActivityDeps & WarpActivityDeps & RoomActivityDeps,
+  deps: JobActivityDeps &
+    DeliveryActivityDeps &
+    CampaignActivityDeps &
+    WarpActivityDeps &
+    RoomActivityDeps &
+    WebhookActivityDeps,
 ) {
   return {
     ...createJobActivities(deps),
@@ -18,5 +24,6 @@ export function createActivities(
     ...createWarpActivities(deps),
     ...createRoomActivities(deps),
     ...createWarpRunActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }

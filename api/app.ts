@@ -27,6 +27,7 @@ import { unsubscribeRoutes } from './routes/unsubscribe';
 import { warpExecutionsRoutes } from './routes/warpExecutions';
 import { warpsRoutes } from './routes/warps';
 import { webhooksRoutes } from './routes/webhooks';
+import { webhookEndpointsRoutes } from './routes/webhookEndpoints';
 
 /** The route table of /v1: every operation, declared once; Express runs it and the OpenAPI document describes it. */
 export function apiRoutes(ctx: AppContext): Route[] {
@@ -44,6 +45,7 @@ export function apiRoutes(ctx: AppContext): Route[] {
     ...warpsRoutes(ctx),
     ...campaignsRoutes(ctx),
     ...webhooksRoutes(ctx),
+    ...webhookEndpointsRoutes(ctx),
     ...unsubscribeRoutes(ctx),
     ...mediaRoutes(ctx),
     ...adminRoutes(ctx),

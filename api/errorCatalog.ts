@@ -90,6 +90,13 @@ export const errorCatalog: readonly ErrorEntry[] = [
       'a body that is not `application/json` (or, on `POST /media`, not `multipart/form-data`; or a file type ' +
       'not accepted)',
   },
+  {
+    status: 422,
+    code: 'webhook_url_refused',
+    meaning:
+      'a webhook endpoint URL that is not https, carries credentials, does not resolve, or resolves to a private or ' +
+      'loopback address (allowed only with `WEBHOOK_ALLOW_PRIVATE_URLS`; [`EVENTS.md`](EVENTS.md))',
+  },
   { status: 422, code: 'unknown_media', meaning: 'an artifact names a file the team does not have' },
   {
     status: 422,

@@ -5,5 +5,6 @@ export { whatsappTemplateWorkflow } from './whatsappTemplate';
 export { warpExecutionWorkflow } from './warpExecution';
 export { roomWorkflow } from './room';
 export { turnWorkflow } from './turn';
+export { webhookDeliveryWorkflow } from './webhookDelivery';
 export { privateWarpWorkflow } from './privateWarp';
 export { campaignContactWorkflow } from './campaignContact';

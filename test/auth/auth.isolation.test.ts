@@ -33,6 +33,7 @@ describe('team isolation matrix', () => {
     skillId: string;
     roomId: string;
     turnId: string;
+    webhookEndpointId: string;
     privateWarpId: string;
   };
   const b = {} as { oauthToken: string; client: { id: string; secret: string } };
@@ -125,6 +126,10 @@ describe('team isolation matrix', () => {
       calls: 4,
     });
     await apiA.call('PUT', `/agents/${teamA.agentId}/secrets/A_KEY`, { value: 'a-secret' });
+    // An outbound webhook endpoint (disabled: nothing is sent to it).
+    a.webhookEndpointId = (
+      await apiA.post('/webhooks/endpoints', { url: 'https://93.184.215.14/a-hook', enabled: false })
+    ).body.id;
     // A private warp (its name is A's alone).
     a.privateWarpId = (await apiA.post('/warps/private', { name: 'a-only-warp', steps: [{ wait: '1m' }] })).body.id;
     // The agent's mind: a memory, a skill (documents and character are read through the agent alone).
@@ -563,6 +568,46 @@ describe('team isolation matrix', () => {
       check: excludes('id', () => a.outboxId),
     },
     {
+      endpoint: 'GET /webhooks/endpoints',
+      method: 'GET',
+      operation: 'GET /webhooks/endpoints',
+      path: () => '/webhooks/endpoints?limit=100',
+      check: excludes('id', () => a.webhookEndpointId),
+    },
+    {
+      endpoint: 'POST /webhooks/endpoints',
+      method: 'POST',
+      operation: 'POST /webhooks/endpoints',
+      path: () => '/webhooks/endpoints',
+      body: () => ({ url: 'https://93.184.215.14/b-hook', enabled: false }),
+      check: (status, body) => {
+        expect(status).toBe(201);
+        expect(body.id).not.toBe(a.webhookEndpointId);
+      },
+    },
+    ...(['GET', 'PATCH', 'DELETE'] as const).map((method): Row => ({
+      endpoint: `${method} /webhooks/endpoints/{id}`,
+      method,
+      operation: `${method} /webhooks/endpoints/{endpointId}`,
+      path: () => `/webhooks/endpoints/${a.webhookEndpointId}`,
+      body: method === 'PATCH' ? () => ({ enabled: true }) : undefined,
+      check: notFound,
+    })),
+    {
+      endpoint: 'GET /webhooks/endpoints/{id}/deliveries',
+      method: 'GET',
+      operation: 'GET /webhooks/endpoints/{endpointId}/deliveries',
+      path: () => `/webhooks/endpoints/${a.webhookEndpointId}/deliveries`,
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /webhooks/endpoints/{id}/deliveries/{deliveryId}/attempts',
+      method: 'GET',
+      operation: 'GET /webhooks/endpoints/{endpointId}/deliveries/{deliveryId}/attempts',
+      path: () => `/webhooks/endpoints/${a.webhookEndpointId}/deliveries/whd_any/attempts`,
+      check: notFound,
+    },
+    {
       endpoint: 'PATCH /contacts/{id}',
       method: 'PATCH',
       operation: 'PATCH /contacts/{contactId}',
@@ -777,6 +822,7 @@ describe('team isolation matrix', () => {
     expect((await apiA.get(`/agents/${teamA.agentId}/secrets`)).body.data.map((x: any) => x.key)).toEqual(['A_KEY']);
     expect((await apiA.get('/credits')).body).toMatchObject({ used: 7, calls: 4 });
     expect((await apiA.get('/team')).body).toMatchObject({ slug: teamA.slug, description: null });
+    expect((await apiA.get(`/webhooks/endpoints/${a.webhookEndpointId}`)).body).toMatchObject({ enabled: false });
   });
 
   it("API tokens: B lists only its own, and cannot revoke A's (404; A's token keeps working)", async () => {

@@ -36,6 +36,8 @@ describe('workflow determinism (replay)', () => {
       'warp-approved.json',
       'warp-declined.json',
       'warp-expired.json',
+      'webhook-delivery-gone.json',
+      'webhook-delivery-retried.json',
     ]);
   });
 
