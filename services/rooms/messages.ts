@@ -8,6 +8,7 @@ import { queueTurn, roomWorkflowId, roomWorkflowName, type RoomWorkflow } from '
 import type { AppContext, TeamRef } from '../platform/context';
 import { decodeCursor, encodeCursor, Page } from '../platform/pagination';
 import { newId } from '../platform/ids';
+import { recordEvent } from '../events/outbox';
 import { appendRoomEvents } from './roomEvents';
 import type { RoomRow } from './rooms';
 
@@ -100,6 +101,12 @@ export async function postMessage(
     await appendRoomEvents(trx, room.id, [
       { type: 'message.created', data: { messageId, role: 'user', content, turnId } },
     ]);
+    await recordEvent(trx, {
+      teamId: team.id,
+      type: 'user.message',
+      subject: messageId,
+      data: { roomId: room.id, agentId: room.agent_id, turnId, messageId, content },
+    });
     return { messageId, turnId };
   });
   const queue = () =>

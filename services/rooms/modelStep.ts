@@ -4,6 +4,7 @@ import { secretValue } from '../agents/agentSecrets';
 import { ChatEvent, ChatModel, ModelError } from '../agents/models/chatModel';
 import { modelFor } from '../agents/models/resolveModel';
 import type { AppContext } from '../platform/context';
+import { recordEvent } from '../events/outbox';
 import { nextMessageSeq } from './messages';
 import { appendRoomEvents } from './roomEvents';
 import { loadTurnContext } from './turnContext';
@@ -183,6 +184,15 @@ export async function runModelStep(
     ]);
     for (const [i, error] of refusals.entries())
       if (error) await settleCall(trx, turn, { id: planned[i].id, name: calls[i].name }, 'failed', error);
+    // Outbound webhooks hear what the agent said (a step that only called tools said nothing).
+    if (text)
+      await recordEvent(trx, {
+        teamId: turn.team.id,
+        type: 'agent.message',
+        subject: messageId,
+        dedupeKey: `agent.message:${messageId}`,
+        data: { roomId: turn.roomId, agentId: turn.agent.id, turnId, messageId, content: text },
+      });
   });
   return { toolCalls: planned, ...usage };
 }

@@ -7,6 +7,7 @@ import type { Principal } from '../identity/principal';
 import type { AppContext } from '../platform/context';
 import { AppError, ErrorBody, validationError } from '../platform/errors';
 import { newId } from '../platform/ids';
+import { recordEvent } from '../events/outbox';
 import { nextMessageSeq } from './messages';
 import { appendRoomEvents } from './roomEvents';
 import { loadTurn, setTurnStatus, TurnRecord } from './turnRecord';
@@ -247,4 +248,18 @@ export async function settleCall(
     ...before,
     { type: 'tool.result', data: { toolCallId: call.id, turnId: turn.id, name: call.name, status, result: content } },
   ]);
+  await recordEvent(db, {
+    teamId: turn.team.id,
+    type: 'agent.action',
+    subject: call.id,
+    dedupeKey: `agent.action:${call.id}`,
+    data: {
+      roomId: turn.roomId,
+      agentId: turn.agent.id,
+      turnId: turn.id,
+      toolCallId: call.id,
+      tool: call.name,
+      status,
+    },
+  });
 }

@@ -115,6 +115,17 @@ describe('agents that converse: rooms, turns and streams', () => {
     const ledger = await suite.db('tool_calls').where({ turn_id: answer.body.turnId });
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ status: 'succeeded', name: 'list_rooms' });
+    // The platform's events (what outbound webhooks carry): the message, the action, the answer.
+    const outbox = await suite
+      .db('platform_events')
+      .where({ team_id: suite.team.teamId })
+      .whereRaw("data->>'turnId' = ?", [answer.body.turnId])
+      .orderBy('created_at');
+    expect(outbox.map((e) => [e.type, e.data.tool ?? e.data.content])).toEqual([
+      ['user.message', 'Which rooms do I have?'],
+      ['agent.action', 'list_rooms'],
+      ['agent.message', 'Seen 1 result'],
+    ]);
   });
 
   it('tells the model when its tool arguments are not JSON, and goes on', async () => {
