@@ -39,7 +39,9 @@ export function presentAgent(row: AgentRow): AgentJson {
 }
 
 export async function listAgents(db: Db, teamId: string, page: PageQuery): Promise<Page<AgentJson>> {
-  const query = db('agents').where({ team_id: teamId }).select('seq', 'id', 'name', 'slug', 'mode', 'model_base_url', 'model_name', 'created_at');
+  const query = db('agents')
+    .where({ team_id: teamId })
+    .select('seq', 'id', 'name', 'slug', 'mode', 'model_base_url', 'model_name', 'created_at');
   return keysetPage(query, page, presentAgent);
 }
 

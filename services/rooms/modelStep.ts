@@ -60,9 +60,8 @@ export async function runModelStep(
   // Its own abort: a step that fails before reading the answer must not leave the model talking (and billing).
   const abort = new AbortController();
   signal?.addEventListener('abort', () => abort.abort(signal.reason), { once: true });
-  const stream = model
-    .stream({ messages, tools: tools.map((t) => t.chat), signal: abort.signal })
-    [Symbol.asyncIterator]();
+  const answer = model.stream({ messages, tools: tools.map((t) => t.chat), signal: abort.signal });
+  const stream = answer[Symbol.asyncIterator]();
   const firstEvent = stream.next();
   firstEvent.catch(() => undefined);
   const bookkeeping = Promise.all([
