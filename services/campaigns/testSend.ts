@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ProviderError } from '../../channels/types';
 import type { AppContext } from '../platform/context';
-import { AppError, errorBody, ruleBroken } from '../platform/errors';
+import { AppError, ruleBroken } from '../platform/errors';
 import { integrationForSend } from '../agents/integrations';
 import { unsubscribeUrl } from '../contacts/unsubscribe';
-import { OutboundMessageInput, recordOutboundMessage } from '../deliveries/outboundMessages';
+import { sendOneEmail } from '../deliveries/outboundMessages';
 import { campaignAgent, findCampaign } from './campaignRow';
 import { textGeneratorFor } from './content';
 import { RENDER_COLUMNS, renderCampaignMessage } from './renderMessage';
@@ -45,38 +45,21 @@ export async function testSendCampaign(
   );
   const subject = `[TEST] ${message.subject ?? ''}`.trimEnd();
   const idempotencyKey = `test:${campaignId}:${input.contactId}:${randomUUID()}`;
-  const record = (result: OutboundMessageInput['result']) =>
-    recordOutboundMessage(db, {
+  try {
+    const providerMessageId = await sendOneEmail(db, {
       teamId,
       agentId,
-      channel: 'email',
       contactId: input.contactId,
       address: contact.email,
-      provider: integration.provider,
+      integration,
       idempotencyKey,
       sourceKind: 'campaign_test',
       sourceId: campaignId,
-      result,
+      content: { ...message, subject },
     });
-  try {
-    const sent = await integration.adapter.send({
-      channel: 'email',
-      to: contact.email,
-      from: integration.from,
-      ...message,
-      subject,
-      idempotencyKey,
-    });
-    await record({ status: 'sent', providerMessageId: sent.providerMessageId });
-    return { sent: true, to: contact.email as string, subject, providerMessageId: sent.providerMessageId };
+    return { sent: true, to: contact.email as string, subject, providerMessageId };
   } catch (err) {
     if (err instanceof ProviderError) {
-      await record({
-        status: 'failed',
-        error: errorBody(err.retryable ? 'provider_unavailable' : 'provider_rejected', err.message, {
-          providerStatus: err.status ?? null,
-        }),
-      });
       throw new AppError(502, 'provider_failed', `The email provider refused the test message: ${err.message}`, {
         retryable: err.retryable,
       });

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { channelSchema } from '../../channels/types';
+import { channelSchema, OutboundMessage, ProviderError } from '../../channels/types';
 import type { Db } from '../../db/knex';
-import { ErrorBody, errorBodySchema } from '../platform/errors';
+import type { SendingIntegration } from '../agents/integrations';
+import { ErrorBody, errorBody, errorBodySchema } from '../platform/errors';
 import { newId } from '../platform/ids';
 
 /** What a message was sent for: a campaign recipient, a campaign's test send, an artifact delivery. */
@@ -95,3 +96,58 @@ export const insertOutboundMessages = (select: string) =>
   "error = EXCLUDED.error, address = EXCLUDED.address WHERE outbound_messages.status <> 'sent'";
 
 export const OUTBOUND_COLUMNS = COLUMNS;
+
+/** One email to one contact through an agent's integration, with what the message log records of it. */
+export interface OneEmail {
+  teamId: string;
+  agentId: string;
+  contactId: string;
+  address: string;
+  integration: Pick<SendingIntegration, 'provider' | 'from' | 'adapter'>;
+  idempotencyKey: string;
+  sourceKind: OutboundMessageInput['sourceKind'];
+  sourceId: string;
+  content: Pick<OutboundMessage, 'subject' | 'text' | 'html' | 'headers'>;
+}
+
+/**
+ * Sends one email and logs it: `sent` with the provider's id, or, when the provider refuses it,
+ * `failed` (then the ProviderError is rethrown). A retryable failure that the caller retries
+ * itself (`retriedLater`) is not logged: the retry logs the outcome, once.
+ */
+export async function sendOneEmail(db: Db, email: OneEmail, opts: { retriedLater?: boolean } = {}): Promise<string> {
+  const record = (result: OutboundMessageInput['result']) =>
+    recordOutboundMessage(db, {
+      teamId: email.teamId,
+      agentId: email.agentId,
+      channel: 'email',
+      contactId: email.contactId,
+      address: email.address,
+      provider: email.integration.provider,
+      idempotencyKey: email.idempotencyKey,
+      sourceKind: email.sourceKind,
+      sourceId: email.sourceId,
+      result,
+    });
+  try {
+    const sent = await email.integration.adapter.send({
+      channel: 'email',
+      to: email.address,
+      from: email.integration.from,
+      ...email.content,
+      idempotencyKey: email.idempotencyKey,
+    });
+    await record({ status: 'sent', providerMessageId: sent.providerMessageId });
+    return sent.providerMessageId;
+  } catch (err) {
+    if (err instanceof ProviderError && !(err.retryable && opts.retriedLater))
+      await record({ status: 'failed', error: providerErrorBody(err) });
+    throw err;
+  }
+}
+
+/** A provider's refusal in the message log's (and the API's) envelope. */
+export const providerErrorBody = (err: ProviderError): ErrorBody =>
+  errorBody(err.retryable ? 'provider_unavailable' : 'provider_rejected', err.message, {
+    providerStatus: err.status ?? null,
+  });

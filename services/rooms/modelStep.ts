@@ -47,7 +47,7 @@ export async function runModelStep(
   const turn = await loadTurn(ctx.db, turnId);
   const messageId = assistantMessageId(turnId, step);
   const [recorded, model, tools, messages] = await Promise.all([
-    recordedStep(ctx.db, registry, turn, messageId),
+    recordedStep(ctx.db, registry, turn, messageId, step),
     agentModel(ctx, turn),
     allowTools ? turnTools(ctx, registry, turn) : [],
     loadTurnContext(ctx.db, turn),
@@ -118,7 +118,7 @@ export async function runModelStep(
   const planned: PlannedToolCall[] = calls.map((call, i) => ({
     id: toolCallId(turnId, step, i),
     name: call.name,
-    approval: offered.get(call.name)?.approval ?? null,
+    approval: null as string | null,
   }));
   // A call the model could not make (a tool not offered at this step, arguments that are not an
   // object) is answered at once, with the step: nothing of it ever runs.
@@ -129,6 +129,10 @@ export async function runModelStep(
         ? null
         : { error: { code: 'validation_error', message: `The arguments are not a JSON object: ${call.inputError}` } },
   );
+  // A refused call asks nobody for approval.
+  refusals.forEach((refusal, i) => {
+    if (!refusal) planned[i].approval = offered.get(calls[i].name)?.approval ?? null;
+  });
   await ctx.db.transaction(async (trx) => {
     const seq = await nextMessageSeq(trx, turn.roomId);
     const toolCalls = calls.map((call, i) => ({ id: planned[i].id, name: call.name, arguments: call.arguments }));
@@ -202,21 +206,37 @@ async function recordedStep(
   registry: ToolRegistry,
   turn: TurnRecord,
   messageId: string,
+  step: number,
 ): Promise<ModelStepResult | undefined> {
   const message = await db('room_messages').where({ id: messageId }).first('tool_calls');
   if (!message) return undefined;
   const calls: { id: string; name: string }[] = message.tool_calls ?? [];
+  const [ledger, usage] = await Promise.all([
+    db('tool_calls')
+      .whereIn(
+        'id',
+        calls.map((c) => c.id),
+      )
+      .select('id', 'status'),
+    db('model_calls')
+      .where({ turn_id: turn.id, step, status: 'succeeded' })
+      .first('prompt_tokens', 'completion_tokens'),
+  ]);
+  // A call refused with the step was settled then: it asks nobody for approval.
+  const refused = new Set(ledger.filter((c: { status: string }) => c.status === 'failed').map((c) => c.id));
   return {
     toolCalls: calls.map((c) => ({
       id: c.id,
       name: c.name,
-      approval: approvalWarp(
-        registry.all.find((t) => t.name === c.name),
-        turn,
-      ),
+      approval: refused.has(c.id)
+        ? null
+        : approvalWarp(
+            registry.all.find((t) => t.name === c.name),
+            turn,
+          ),
     })),
-    promptTokens: 0,
-    completionTokens: 0,
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
   };
 }
 

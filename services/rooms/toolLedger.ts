@@ -119,10 +119,10 @@ export async function openToolApproval(
 ): Promise<OpenedApproval | null> {
   const { call, turn } = await loadCall(ctx.db, toolCallId);
   const approvalTimeoutMs = ctx.config.APPROVAL_TTL_SECONDS * 1000;
-  const summaryOf = (title: string) => `${title}: ${JSON.stringify(call.arguments)}`;
+  const summary = `${call.name} ${JSON.stringify(call.arguments)}`;
   const alreadyOpen = async (executionId: string): Promise<OpenedApproval> => {
     const execution = await ctx.db('warp_executions').where({ id: executionId }).first('warp');
-    return { executionId, warp: execution.warp, approvalTimeoutMs, summary: summaryOf(call.name) };
+    return { executionId, warp: execution.warp, approvalTimeoutMs, summary };
   };
   if (call.execution_id) return alreadyOpen(call.execution_id);
 
@@ -131,7 +131,6 @@ export async function openToolApproval(
   // Nothing a person could approve (arguments that are not valid), or nothing to approve any more
   // (the agent was switched to auto mode meanwhile): the turn runs the call, or fails it, as any other.
   if (!tool || !warp || !tool.input.safeParse(call.arguments).success) return null;
-  const summary = summaryOf(tool.title);
   return ctx.db.transaction(async (trx) => {
     const locked: ToolCallRow = await trx('tool_calls').where({ id: call.id }).forUpdate().first();
     if (locked.execution_id) return alreadyOpen(locked.execution_id);

@@ -13,7 +13,7 @@ import { textGeneratorFor } from '../campaigns/content';
 import { RENDER_COLUMNS, renderCampaignMessage } from '../campaigns/renderMessage';
 import { skipReasonSql } from '../contacts/channelAddress';
 import { unsubscribeUrl } from '../contacts/unsubscribe';
-import { recordOutboundMessage } from '../deliveries/outboundMessages';
+import { providerErrorBody, sendOneEmail } from '../deliveries/outboundMessages';
 import {
   claimExecution,
   dedupeKey,
@@ -22,7 +22,7 @@ import {
   updateExecution,
 } from '../deliveries/warpExecutions';
 import type { AppContext, TeamRef } from '../platform/context';
-import { AppError, errorBody, ruleBroken } from '../platform/errors';
+import { AppError, ruleBroken } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { durationMs, durationSchema } from './duration';
 import { warpId, type WarpCall } from './warpKit';
@@ -167,34 +167,26 @@ export async function sendCampaignToContact(ctx: AppContext, executionId: string
     textGeneratorFor(ctx.config),
     unsubscribeUrl(ctx.config.baseUrl, ctx.secretBox, contact.id),
   );
-  const record = (result: Parameters<typeof recordOutboundMessage>[1]['result']) =>
-    recordOutboundMessage(ctx.db, {
-      teamId: row.team_id,
-      agentId,
-      channel: 'email',
-      contactId: contact.id,
-      address: contact.email,
-      provider: integration.provider,
-      idempotencyKey,
-      sourceKind: 'campaign',
-      sourceId: campaign.id,
-      result,
-    });
   try {
-    const sent = await integration.adapter.send({
-      channel: 'email',
-      to: contact.email,
-      from: integration.from,
-      ...message,
-      idempotencyKey,
-    });
-    await record({ status: 'sent', providerMessageId: sent.providerMessageId });
-    return succeed(sent.providerMessageId);
+    const providerMessageId = await sendOneEmail(
+      ctx.db,
+      {
+        teamId: row.team_id,
+        agentId,
+        contactId: contact.id,
+        address: contact.email,
+        integration,
+        idempotencyKey,
+        sourceKind: 'campaign',
+        sourceId: campaign.id,
+        content: message,
+      },
+      { retriedLater: true },
+    );
+    return succeed(providerMessageId);
   } catch (err) {
     if (!(err instanceof ProviderError) || err.retryable) throw err;
-    const error = errorBody('provider_rejected', err.message, { providerStatus: err.status ?? null });
-    await record({ status: 'failed', error });
-    await updateExecution(ctx.db, executionId, { status: 'failed', error });
+    await updateExecution(ctx.db, executionId, { status: 'failed', error: providerErrorBody(err) });
     return 'failed';
   }
 }
