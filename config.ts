@@ -120,6 +120,12 @@ const envSchema = z.object({
   AI_BASE_URL: z.url().optional(),
   AI_API_KEY: z.string().optional(),
   AI_MODEL: z.string().default('gpt-4o-mini'),
+  /**
+   * A model call that has not started answering after MODEL_FIRST_TOKEN_SECONDS, or then sends
+   * nothing for MODEL_STALL_SECONDS, is retried as stalled (both under the call's 10-minute limit).
+   */
+  MODEL_FIRST_TOKEN_SECONDS: z.coerce.number().positive().max(540).default(300),
+  MODEL_STALL_SECONDS: z.coerce.number().positive().max(540).default(120),
   /** How often a pending WhatsApp template is checked with the provider when no webhook arrives. */
   WHATSAPP_TEMPLATE_REFRESH_SECONDS: z.coerce.number().int().min(1).default(3600),
   /** The Meta app secret that signs WhatsApp webhooks (X-Hub-Signature-256); unset: the webhook is off. */
@@ -132,6 +138,12 @@ const envSchema = z.object({
    * development and tests run receivers on 127.0.0.1).
    */
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false', '1', '0']).optional(),
+  /**
+   * The x402 facilitator that verifies and settles the payments of agents whose payment gate is
+   * x402 (docs/AGENTS.md › Outside callers and the payment gate); one per server, never per team.
+   */
+  X402_FACILITATOR_URL: z.url().default('https://x402.org/facilitator'),
+  X402_FACILITATOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Signing secrets of email providers' event webhooks (Svix-style `whsec_…`), JSON: provider → secret. */
   EMAIL_WEBHOOK_SECRETS: z
     .string()

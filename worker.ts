@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from './activities';
+import { createWebhookBatchActivities } from './activities/webhooks';
 import { providerPools } from './channels/pools';
 import { Config, loadConfig } from './config';
 import { createDb, Db } from './db/knex';
@@ -11,6 +12,7 @@ import { startEventDispatcher } from './services/events/dispatcher';
 import { buildAppContext } from './services/platform/context';
 import { waitForTemporal } from './temporal/devServer';
 import { ensureSearchAttributes } from './temporal/searchAttributes';
+import { webhookTaskQueue } from './workflows/contracts/webhookBatch';
 
 export interface RunningWorker {
   worker: Worker;
@@ -44,20 +46,37 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
     // Activities mostly wait on Postgres; a few at a time per core keeps the pool busy, not swamped.
     maxConcurrentActivityTaskExecutions: 20,
   });
+  // Webhook batches on a task queue of their own (docs/EVENTS.md › Delivery in batches): they wait
+  // on receivers, not on Postgres, and a burst or a slow receiver never holds the slots above.
+  const webhookWorker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: webhookTaskQueue(config.TEMPORAL_TASK_QUEUE),
+    activities: createWebhookBatchActivities({ db, secretBox: appContext.secretBox, appContext }),
+    maxConcurrentActivityTaskExecutions: 16,
+  });
+  const workers = [worker, webhookWorker];
+  // Either one stopping (a shutdown, or a fatal error) stops the other.
+  const stopAll = () => workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
   // Platform events → webhook deliveries (docs/EVENTS.md); every worker runs one, side by side.
   const dispatcher = startEventDispatcher(appContext);
-  const done = worker.run().finally(async () => {
-    await dispatcher.stop();
-    await connection.close();
-    await appContext.temporal.close();
-    // Activities have drained: no send is in flight on the provider connections.
-    await providerPools.closeAll();
-  });
+  const done = Promise.allSettled(workers.map((w) => w.run().finally(stopAll)))
+    .then((runs) => {
+      const failed = runs.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    })
+    .finally(async () => {
+      await dispatcher.stop();
+      await connection.close();
+      await appContext.temporal.close();
+      // Activities have drained: no send is in flight on the provider connections.
+      await providerPools.closeAll();
+    });
   return {
     worker,
     done,
     shutdown: async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      stopAll();
       await done;
     },
   };

@@ -1,7 +1,10 @@
+import { createAutomationActivities } from './automations';
 import { CampaignActivityDeps, createCampaignActivities } from './campaigns';
 import { createDeliveryActivities, DeliveryActivityDeps } from './deliveries';
+import { createHookActivities } from './hooks';
 import { createJobActivities, JobActivityDeps } from './jobs';
 import { createRoomActivities, RoomActivityDeps } from './rooms';
+import { createStudioActivities } from './studio';
 import { createWarpActivities, WarpActivityDeps } from './warps';
 import { createWarpRunActivities } from './warpRuns';
 import { createWebhookActivities, WebhookActivityDeps } from './webhooks';
@@ -25,5 +28,8 @@ export function createActivities(
     ...createRoomActivities(deps),
     ...createWarpRunActivities(deps),
     ...createWebhookActivities(deps),
+    ...createStudioActivities(deps),
+    ...createHookActivities(deps),
+    ...createAutomationActivities(deps),
   };
 }

@@ -10,7 +10,7 @@ import {
   finishPrivateWarp,
   privateWarpSteps,
   runPrivateWarpStep,
-} from '../services/warps/privateWarps';
+} from '../services/warps/privateWarpRuns';
 import { runWarpJob } from '../services/warps/warpJob';
 import type { CampaignContactActivities } from '../workflows/contracts/campaignContact';
 import type { WarpJobActivities } from '../workflows/contracts/job';

@@ -23,16 +23,22 @@ import { contactsRoutes } from './routes/contacts';
 import { jobsRoutes } from './routes/jobs';
 import { mediaRoutes } from './routes/media';
 import { teamRoutes } from './routes/team';
+import { searchRoutes } from './routes/search';
+import { privateAppsRoutes } from './routes/privateApps';
 import { unsubscribeRoutes } from './routes/unsubscribe';
 import { warpExecutionsRoutes } from './routes/warpExecutions';
 import { warpsRoutes } from './routes/warps';
 import { webhooksRoutes } from './routes/webhooks';
 import { webhookEndpointsRoutes } from './routes/webhookEndpoints';
+import { hooksRoutes } from './routes/hooks';
+import { agentHooksRoutes } from './routes/agentHooks';
+import { automationsRoutes } from './routes/automations';
 
 /** The route table of /v1: every operation, declared once; Express runs it and the OpenAPI document describes it. */
 export function apiRoutes(ctx: AppContext): Route[] {
   return [
     ...teamRoutes(ctx),
+    ...searchRoutes(ctx),
     ...agentsRoutes(ctx),
     ...agentKnowledgeRoutes(ctx),
     ...roomsRoutes(ctx),
@@ -43,9 +49,13 @@ export function apiRoutes(ctx: AppContext): Route[] {
     ...artifactsRoutes(ctx),
     ...warpExecutionsRoutes(ctx),
     ...warpsRoutes(ctx),
+    ...privateAppsRoutes(ctx),
     ...campaignsRoutes(ctx),
     ...webhooksRoutes(ctx),
     ...webhookEndpointsRoutes(ctx),
+    ...hooksRoutes(ctx),
+    ...agentHooksRoutes(ctx),
+    ...automationsRoutes(ctx),
     ...unsubscribeRoutes(ctx),
     ...mediaRoutes(ctx),
     ...adminRoutes(ctx),

@@ -44,6 +44,16 @@ export const errorCatalog: readonly ErrorEntry[] = [
     meaning: "MCP only: the team's credits for the billing cycle are used up ([`MCP.md`](MCP.md))",
   },
   {
+    status: 402,
+    code: 'payment_required',
+    meaning:
+      "MCP only: a public agent's payment gate wants a payment from a caller outside its team: HTTP 402 and a " +
+      "JSON-RPC error (code 402) whose `data` is x402's PaymentRequired (`x402Version`, `accepts`, `error`) with " +
+      '`reason`: `payment_missing`, `payment_malformed`, `payment_mismatch`, `payment_replayed`, `payment_invalid`, ' +
+      '`payment_settlement_failed` (`phase`, `outcome: failed`, `paymentId`: nothing taken, credits refunded) ' +
+      '([`AGENTS.md`](AGENTS.md#outside-callers-and-the-payment-gate))',
+  },
+  {
     status: 403,
     code: 'forbidden',
     meaning:
@@ -101,7 +111,7 @@ export const errorCatalog: readonly ErrorEntry[] = [
   {
     status: 422,
     code: 'unknown_contact',
-    meaning: 'a contact id the team does not have (artifacts, deliveries, campaign test sends)',
+    meaning: 'a contact id the team does not have (artifacts, deliveries, campaign test sends, enrollments)',
   },
   { status: 422, code: 'no_recipient', meaning: 'a delivery without `contactIds` of an artifact without a contact' },
   { status: 422, code: 'recipient_unreachable', meaning: 'a recipient without an email or phone for the channel' },
@@ -132,8 +142,20 @@ export const errorCatalog: readonly ErrorEntry[] = [
     status: 404,
     code: 'unknown_warp',
     meaning:
-      '`execute` or a `warp.run` job of a name that is neither a built-in warp nor a private warp of the team ' +
+      '`execute`, a `warp.run` job or a hook of a name that is neither a built-in warp nor a private warp of the team ' +
       '(`details.builtIn`, `details.private`; [`WARPS.md`](WARPS.md))',
+  },
+  {
+    status: 422,
+    code: 'unknown_warp_input',
+    meaning:
+      "a hook's fixed inputs or mapping name an input its warp does not declare (`details.unknown`, `details.inputs`; " +
+      '[`HOOKS.md`](HOOKS.md))',
+  },
+  {
+    status: 422,
+    code: 'system_owned_hook',
+    meaning: "toggling or deleting an automation's own hook: it follows its automation (`details.automationId`)",
   },
   {
     status: 422,
@@ -143,8 +165,45 @@ export const errorCatalog: readonly ErrorEntry[] = [
   },
   {
     status: 422,
+    code: 'unknown_private_warp',
+    meaning: '`create_private_app` naming warps that are not private warps of the team (`details.warps`)',
+  },
+  {
+    status: 422,
     code: 'not_available',
-    meaning: 'a warp that is registered but not runnable yet (`svc-automation-enroll`)',
+    meaning: 'a warp that is registered but not runnable yet',
+  },
+  {
+    status: 422,
+    code: 'invalid_automation',
+    meaning:
+      "an automation's steps break a rule: a target that names no later step, a label used twice, a send without " +
+      'content or with a placeholder in both maps, an unknown warp, a reference that is not `$.contact.…` (`details.issues`)',
+  },
+  {
+    status: 422,
+    code: 'unknown_enroll_field',
+    meaning: 'an inbound trigger maps the payload to a field the enrollment does not take (`details.fields`)',
+  },
+  {
+    status: 422,
+    code: 'agent_not_self',
+    meaning: 'An agent naming another agent of the team as the one an automation runs as (it may only name itself)',
+  },
+  {
+    status: 422,
+    code: 'unknown_automation',
+    meaning: "`svc-automation-enroll` naming an automation that is not the team's",
+  },
+  {
+    status: 422,
+    code: 'automation_disabled',
+    meaning: 'enrolling a contact in a disabled automation',
+  },
+  {
+    status: 422,
+    code: 'contact_required',
+    meaning: '`svc-automation-enroll` without a contactId, email or phone to find or create the contact by',
   },
   {
     status: 422,
@@ -197,6 +256,14 @@ export const errorCatalog: readonly ErrorEntry[] = [
     status: 502,
     code: 'provider_failed',
     meaning: 'the email provider refused a campaign test send (`details.retryable`)',
+  },
+  {
+    status: 502,
+    code: 'payment_facilitator_unavailable',
+    meaning:
+      'MCP only, a tool error: the x402 facilitator did not answer (`details.phase`): `verify`, the payment was ' +
+      'not used and may be presented again; `settle` (`details.outcome: unknown`, `details.paymentId`), whether ' +
+      'money moved is unknown and the same caller presenting the same payment again settles it again',
   },
   {
     status: 503,

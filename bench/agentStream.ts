@@ -1,5 +1,8 @@
 import { createParser } from 'eventsource-parser';
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { Db } from '../db/knex';
+import { roomWorkflowId } from '../workflows/contracts/room';
 import { startModelServer } from '../test/fakes/modelServer';
 
 /**
@@ -13,6 +16,8 @@ export interface AgentStreamBenchOptions {
   baseUrl: string;
   team: { token: string; team: string; agentId: string };
   samples: number;
+  /** With a client, the section also says where the overhead goes (medians of each stage, from the histories). */
+  client?: Client;
 }
 
 const FIRST_TOKEN_DELAY_MS = 200;
@@ -82,8 +87,10 @@ export async function benchAgentStream(opts: AgentStreamBenchOptions): Promise<s
     ).json()) as { room: { id: string }; streamUrl: string };
     const room = followRoom(opened.streamUrl);
 
+    const traces: TurnTrace[] = [];
     const ours = async (i: number) => {
       const started = performance.now();
+      const postedAt = Date.now();
       const res = await fetch(`${opts.baseUrl}/agents/${opts.team.agentId}/messages`, {
         method: 'POST',
         headers,
@@ -92,6 +99,12 @@ export async function benchAgentStream(opts: AgentStreamBenchOptions): Promise<s
       const { turnId } = (await res.json()) as { turnId: string };
       await room.until(() => room.firstDelta.has(`${turnId}:1`));
       const ttft = room.firstDelta.get(`${turnId}:1`)! - started;
+      traces.push({
+        turnId,
+        postedAt,
+        firstDeltaAt: postedAt + ttft,
+        modelAskedAt: fake.requests.at(-1)?.receivedAt ?? 0,
+      });
       await room.until(() => room.completed.has(turnId));
       return ttft;
     };
@@ -134,8 +147,81 @@ export async function benchAgentStream(opts: AgentStreamBenchOptions): Promise<s
       row('the fake model, asked directly (streamed)', baseline),
       row('POST /v1/agents/{id}/messages → first message.delta on the room stream', platform),
       `overhead p50 **${p50.toFixed(1)} ms** (target ≤ 50), p95 **${p95.toFixed(1)} ms** (target ≤ 150)`,
+      ...(opts.client ? await whereTheTimeGoes(opts.client, opts.db, traces.slice(1)) : []),
     ];
   } finally {
     await fake.close();
   }
+}
+
+interface TurnTrace {
+  turnId: string;
+  postedAt: number;
+  firstDeltaAt: number;
+  modelAskedAt: number;
+}
+
+const { EventType } = temporal.api.enums.v1;
+const median = (values: number[]) => percentile(values, 50);
+
+/**
+ * Each stage of a sample, from its own clock: the API's rows, the room's history (the task that
+ * accepted the turn's update and scheduled its first model call, that call's start) and the fake
+ * model's receipt.
+ */
+async function whereTheTimeGoes(client: Client, db: Db, traces: TurnTrace[]): Promise<string[]> {
+  const stages = new Map<string, number[]>();
+  const add = (name: string, ms: number) => stages.set(name, [...(stages.get(name) ?? []), ms]);
+  const histories = new Map<string, temporal.api.history.v1.IHistoryEvent[]>();
+  let counted = 0;
+  const timeOf = (e: temporal.api.history.v1.IHistoryEvent | undefined) =>
+    e?.eventTime ? Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6) : NaN;
+  for (const trace of traces) {
+    const [turnRow] = await db('room_turns').where({ id: trace.turnId }).select('created_at', 'room_id');
+    // The room's latest run: turns of runs before its last continue-as-new are left out.
+    if (!histories.has(turnRow.room_id))
+      histories.set(
+        turnRow.room_id,
+        (await client.workflow.getHandle(roomWorkflowId(turnRow.room_id)).fetchHistory()).events ?? [],
+      );
+    const events = histories.get(turnRow.room_id)!;
+    const accepted = events.findIndex(
+      (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId === trace.turnId,
+    );
+    if (accepted < 0) continue;
+    counted++;
+    const taskStarted = events
+      .slice(0, accepted)
+      .reverse()
+      .find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED);
+    // The task's completion is written before what it did: the update accepted, the call scheduled.
+    const taskCompleted = events
+      .slice(0, accepted)
+      .reverse()
+      .find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+    const scheduled = events
+      .slice(accepted)
+      .find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'modelStep');
+    const modelStarted = events.find(
+      (e) =>
+        e.activityTaskStartedEventAttributes &&
+        Number(e.activityTaskStartedEventAttributes.scheduledEventId) === Number(scheduled?.eventId),
+    );
+    add('POST → turn row written (auth, message, turn)', turnRow.created_at.getTime() - trace.postedAt);
+    add('turn row → room task picked up (update-with-start)', timeOf(taskStarted) - turnRow.created_at.getTime());
+    add('room task ran (the update accepted, the model call scheduled)', timeOf(taskCompleted) - timeOf(taskStarted));
+    add('task completed → model activity started', timeOf(modelStarted) - timeOf(taskCompleted));
+    add('activity started → model asked (reads)', trace.modelAskedAt - timeOf(modelStarted));
+    add(
+      'model asked → first delta at the client (model delay, write, NOTIFY, SSE)',
+      trace.firstDeltaAt - trace.modelAskedAt - FIRST_TOKEN_DELAY_MS,
+    );
+  }
+  return [
+    '',
+    `Where the time goes (medians of the ${counted} samples in the room's latest run; the last stage less the model's ${FIRST_TOKEN_DELAY_MS} ms):`,
+    '| stage | p50 ms |',
+    '|---|---|',
+    ...[...stages].map(([name, values]) => `| ${name} | ${median(values).toFixed(1)} |`),
+  ];
 }

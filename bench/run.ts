@@ -11,9 +11,13 @@
  *  (f) an MCP tool call vs. the same read over HTTP;
  *  (g) time to first token through API → Temporal → activity → Postgres → SSE vs. the fake model asked
  *      directly (200 ms first-token delay), BENCH_AGENT_SAMPLES samples each, alternating;
- *  (h) search_memories and a turn's topMemories at BENCH_MEMORIES memories of one agent (p95 targets ≤ 50 ms and ≤ 30 ms).
+ *  (h) search_memories and a turn's topMemories at BENCH_MEMORIES memories of one agent (p95 targets ≤ 50 ms and ≤ 30 ms);
+ *  (i) BENCH_ENROLLMENTS contacts created in one commit each run an automation's wait → email → wait journey
+ *      (an enrollment workflow each) vs. a plain script doing the same waits and sends through one pooled transport;
+ *  (j) outbound webhook fan-out of BENCH_WEBHOOK_EVENTS events to a receiver answering in 50 ms vs. a plain
+ *      script that signs and POSTs the same events 50 in flight.
  * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
- * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
+ * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -28,6 +32,8 @@ import { startApiProcess, startTestStack, startWorkerProcess } from '../test/set
 import { benchCampaigns, benchSegments } from './campaigns';
 import { benchAgentStream } from './agentStream';
 import { benchMemories } from './memories';
+import { benchWebhookFanOut } from './webhooks';
+import { benchAutomations } from './automations';
 import { JobWorkflow, jobWorkflowName } from '../workflows/contracts/job';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -39,6 +45,8 @@ const CAMPAIGN_LARGE = Number(process.env.BENCH_CAMPAIGN_LARGE ?? 0);
 const SEGMENT_CONTACTS = Number(process.env.BENCH_SEGMENT_CONTACTS ?? 1_000_000);
 const MEMORIES = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const AGENT_SAMPLES = Number(process.env.BENCH_AGENT_SAMPLES ?? 60);
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
+const ENROLLMENTS = Number(process.env.BENCH_ENROLLMENTS ?? 10_000);
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const runs = (section: string) => !ONLY || ONLY.includes(section);
 
@@ -148,7 +156,11 @@ async function main(): Promise<void> {
 
     // (b) Completion: the real worker process and an in-process no-op workflow worker.
     const jobConfig = loadConfig({ ...base, TEMPORAL_TASK_QUEUE: 'bench-jobs' });
-    const jobEnv = { ...base, TEMPORAL_TASK_QUEUE: 'bench-jobs' } as Record<string, string>;
+    // (j)'s receiver listens on 127.0.0.1, which production mode refuses (docs/EVENTS.md › SSRF).
+    const jobEnv = { ...base, TEMPORAL_TASK_QUEUE: 'bench-jobs', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } as Record<
+      string,
+      string
+    >;
     const jobWorker = await startWorkerProcess(jobEnv);
     const noopConnection = await NativeConnection.connect({ address: stack.temporal.address });
     const noopWorker = await Worker.create({
@@ -331,18 +343,44 @@ async function main(): Promise<void> {
       results.push(
         ...(await benchSegments({ db, apiBaseUrl: jobsApi.baseUrl, team, segmentContacts: SEGMENT_CONTACTS, log })),
       );
-    if (runs('g')) {
-      const teamG = await benchTeam(db, 'bench-g');
-      const lines = await benchAgentStream({
-        db,
-        baseUrl: jobsApi.baseUrl,
-        team: { token: teamG.token, team: teamG.team, agentId: teamG.agentId },
-        samples: AGENT_SAMPLES,
-      });
+    /** A section's table, kept for the end and shown at once. */
+    const report = (lines: string[]) => {
       results.push(...lines);
       log(lines.join('\n'));
-    }
+    };
+    if (runs('g'))
+      report(
+        await benchAgentStream({
+          db,
+          baseUrl: jobsApi.baseUrl,
+          team: await benchTeam(db, 'bench-g'),
+          samples: AGENT_SAMPLES,
+          client,
+        }),
+      );
     if (runs('h')) results.push(...(await benchMemories({ db, team, memories: MEMORIES, log })));
+    if (runs('i'))
+      report(
+        await benchAutomations({
+          db,
+          client,
+          apiBaseUrl: jobsApi.baseUrl,
+          workerPid: jobWorker.child.pid!,
+          team: await benchTeam(db, 'bench-i'),
+          enrollments: ENROLLMENTS,
+          log,
+        }),
+      );
+    if (runs('j'))
+      report(
+        await benchWebhookFanOut({
+          db,
+          baseUrl: jobsApi.baseUrl,
+          team: await benchTeam(db, 'bench-j'),
+          events: WEBHOOK_EVENTS,
+          log,
+        }),
+      );
 
     noopWorker.shutdown();
     await noopRun;

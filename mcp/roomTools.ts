@@ -18,7 +18,8 @@ export const roomTools: Tool[] = [
     access: 'write',
     inTurns: 'never',
     input: promptSchema,
-    run: ({ ctx, team, principal, agentId }, input) => promptAgent(ctx, team, principal, agentId, input),
+    run: ({ ctx, team, principal, agentId, callerTeamId }, input) =>
+      promptAgent(ctx, team, principal, agentId, input, callerTeamId),
   }),
   tool({
     name: 'list_rooms',

@@ -2,13 +2,20 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { Request, Response, Router } from 'express';
 import { sendRateHeaders } from '../api/auth';
 import { jsonBody } from '../api/http';
+import { agentReach } from '../services/agents/access';
 import { connectedAgent } from '../services/agents/agents';
-import { appSlug, installedApps } from '../services/agents/apps';
+import { appSlug, appSlugSchema, installedApps } from '../services/agents/apps';
 import type { AppContext } from '../services/platform/context';
-import { AppError, parseOrThrow } from '../services/platform/errors';
+import { AppError, notFound, parseOrThrow } from '../services/platform/errors';
 import { openRoom, openRoomSchema } from '../services/rooms/rooms';
 import { Audience, authenticateForMcp, grants, Principal } from '../services/identity/principal';
-import { buildMcpServer, Connection, SERVER_INFO, toolPreview } from './server';
+import { paymentGateFor } from '../services/payments/gates';
+import { privateAppTools } from './privateAppTools';
+import { TOOLS } from './tools';
+import { buildMcpServer, Connection, OutsideCaller, SERVER_INFO, toolPreview } from './server';
+
+/** Served with every app, native or private, so a client can follow what it started. */
+const CHECK_EXECUTIONS = TOOLS.find((t) => t.name === 'check_warp_executions')!;
 
 /** MCP as an OAuth protected resource: tokens for {mcp_url}; a 401 points at its metadata (carrying the agent, for the login). */
 export function mcpAudience(ctx: AppContext, agent?: string): Audience {
@@ -31,6 +38,30 @@ function requireMcpUse(principal: Principal, audience: Audience): void {
       'WWW-Authenticate': `Bearer realm="team-agent-platform", error="insufficient_scope", scope="mcp:use", resource_metadata="${audience.resourceMetadataUrl}"`,
     },
   );
+}
+
+/**
+ * The HTTP side of a payment gate: the request's headers in, headers out, and the status. The MCP
+ * transport answers a JSON-RPC error with 200; a refused payment is HTTP's 402 as well, so that a
+ * client reading statuses (x402's own) sees it.
+ */
+function paymentHttp(req: Request, res: Response): Pick<OutsideCaller, 'headers' | 'setHeader' | 'refusePayment'> {
+  let refused = false;
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: Response, status: number, ...rest: unknown[]) {
+    return (writeHead as (...args: unknown[]) => Response).call(
+      this,
+      refused && status === 200 ? 402 : status,
+      ...rest,
+    );
+  } as typeof res.writeHead;
+  return {
+    headers: req.headers,
+    setHeader: (name, value) => void res.setHeader(name, value),
+    refusePayment: () => {
+      refused = true;
+    },
+  };
 }
 
 const methodNotAllowed = (_req: Request, res: Response) => {
@@ -65,7 +96,33 @@ export function mcpRouter(ctx: AppContext): Router {
       const slug = typeof req.headers['x-team-slug'] === 'string' ? req.headers['x-team-slug'] : undefined;
       const { principal, team } = await authenticateForMcp(ctx.db, req.headers.authorization, slug, audience);
       requireMcpUse(principal, audience);
-      const onlyApp = params.appSlug !== undefined ? appSlug(params.appSlug) : undefined;
+      // Another team's agent: a 404, unless it is public, when this caller may prompt it (and only that).
+      const reach = params.agentUuid ? await agentReach(ctx.db, team.id, params.agentUuid) : undefined;
+      if (reach?.kind === 'outside') {
+        // Rate limits and credits are the caller's own team's: one caller cannot spend the agent's team's.
+        sendRateHeaders(res, await ctx.rateLimits.consumeApiRequest(team));
+        res.locals.connection = {
+          ctx,
+          team: reach.team,
+          principal,
+          agent: { id: reach.agent.id, mode: reach.agent.mode },
+          installed: new Set(),
+          callerTeamId: team.id,
+          outside: {
+            team,
+            agentName: reach.agent.name,
+            gate: paymentGateFor(ctx, reach.access.paymentGate),
+            resource: `${ctx.config.mcpUrl}/agents/${reach.agent.id}`,
+            ...paymentHttp(req, res),
+          },
+        } satisfies Connection;
+        return next();
+      }
+      // A native app's slug serves that app's tools; any other, the team's private app of that slug (else 404).
+      const native = params.appSlug === undefined || appSlugSchema.safeParse(params.appSlug).success;
+      const onlyApp = params.appSlug !== undefined && native ? appSlug(params.appSlug) : undefined;
+      const appTools = native ? undefined : await privateAppTools(ctx, team.id, params.appSlug!, CHECK_EXECUTIONS);
+      if (!native && !appTools) throw notFound('App');
       const [rate, installed, agent] = await Promise.all([
         ctx.rateLimits.consumeApiRequest(team),
         installedApps(ctx.db, team.id),
@@ -78,7 +135,15 @@ export function mcpRouter(ctx: AppContext): Router {
           install: `PUT ${ctx.config.baseUrl}/apps/${onlyApp}`,
         });
       }
-      res.locals.connection = { ctx, team, principal, agent, installed, onlyApp } satisfies Connection;
+      res.locals.connection = {
+        ctx,
+        team,
+        principal,
+        agent,
+        installed,
+        onlyApp,
+        privateAppTools: appTools,
+      } satisfies Connection;
       next();
     },
     ...body,

@@ -6,9 +6,15 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import { mcpToolCalls } from '../api/metrics';
+import { OUTSIDE_CALLER_TOOLS } from '../services/agents/access';
 import { AppSlug } from '../services/agents/apps';
-import { chargeCredits, CREDIT_COST } from '../services/platform/credits';
+import type { TeamRef } from '../services/platform/context';
+import { PaymentRefused, takePayment, type PaymentGate } from '../services/payments/gate';
+import { MCP_PAYMENT_RESPONSE_META } from '../services/payments/x402';
+import { chargeCredits, CREDIT_COST, refundCredits } from '../services/platform/credits';
+import { outsideCallerRoom, promptAsOutsider, type PromptInput } from '../services/rooms/promptAgent';
 import {
   AppError,
   databaseUnavailable,
@@ -31,11 +37,30 @@ const INSTRUCTIONS = [
     'structuredContent.error.',
 ].join(' ');
 
+/**
+ * A caller of another team at a public agent's `/mcp/agents/{uuid}`: it sees and calls only
+ * OUTSIDE_CALLER_TOOLS, with its own team's credits, through the agent's payment gate.
+ */
+export interface OutsideCaller {
+  team: TeamRef;
+  agentName: string;
+  gate: PaymentGate;
+  /** The endpoint's URL: what a payment is for (x402's `resource`). */
+  resource: string;
+  headers: IncomingHttpHeaders;
+  setHeader(name: string, value: string): void;
+  /** Answer the request with HTTP 402 (its JSON-RPC error says why). */
+  refusePayment(): void;
+}
+
 /** What one connection (one HTTP request, stateless) may use. */
 export interface Connection extends Omit<ToolCall, 'agentId'> {
   agent: { id: string; mode: 'auto' | 'manual' };
   /** Set at /mcp/apps/{slug}: that app's tools only. */
   onlyApp?: AppSlug;
+  /** Set at /mcp/apps/{slug} of a private app: its warps as tools, and check_warp_executions. */
+  privateAppTools?: Tool[];
+  outside?: OutsideCaller;
 }
 
 const asObject = (value: unknown): Record<string, unknown> =>
@@ -61,7 +86,9 @@ export function buildMcpServer(connection: Connection): Server {
     capabilities: { tools: { listChanged: false } },
     instructions: INSTRUCTIONS,
   });
-  const visible = toolsFor(connection.installed, connection.onlyApp);
+  const visible = connection.outside
+    ? TOOLS.filter((t) => (OUTSIDE_CALLER_TOOLS as readonly string[]).includes(t.name))
+    : (connection.privateAppTools ?? toolsFor(connection.installed, connection.onlyApp));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: visible.map((t) => ({
@@ -82,7 +109,16 @@ export function buildMcpServer(connection: Connection): Server {
     const found = visible.find((t) => t.name === request.params.name);
     if (!found) throw unknownTool(request.params.name, connection);
     const measure = mcpToolCalls.startTimer({ tool: found.name });
-    const result = await callTool(found, connection, request.params.arguments ?? {});
+    let result: CallToolResult;
+    try {
+      result = await callTool(found, connection, request.params.arguments ?? {}, request.params._meta);
+    } catch (err) {
+      if (!(err instanceof PaymentRefused)) throw err;
+      measure({ outcome: 'payment_required' });
+      // x402 over MCP: a JSON-RPC error, code 402, whose data is the x402 PaymentRequired (plus our code and reason).
+      connection.outside?.refusePayment();
+      throw new McpError(402, err.message, { code: err.code, ...err.details });
+    }
     const error = result.isError ? (result.structuredContent as ErrorBody).error.code : null;
     measure({ outcome: error ?? ((result.structuredContent as { pending?: boolean }).pending ? 'pending' : 'ok') });
     return result;
@@ -90,22 +126,87 @@ export function buildMcpServer(connection: Connection): Server {
   return server;
 }
 
-/** Validate (nothing charged for bad arguments), charge, then run: the order that keeps credits exact and honest. */
-async function callTool(t: Tool, connection: Connection, rawArgs: unknown): Promise<CallToolResult> {
+/**
+ * Validate (nothing charged for bad arguments), charge, then run: the order that keeps credits
+ * exact and honest. An outside caller goes through callAsOutsider.
+ */
+async function callTool(
+  t: Tool,
+  connection: Connection,
+  rawArgs: unknown,
+  meta: Record<string, unknown> | undefined,
+): Promise<CallToolResult> {
   const parsed = t.input.safeParse(rawArgs);
   if (!parsed.success) return toolError(validationError(parsed.error, 'arguments').toBody());
+  if (connection.outside) return callAsOutsider(t, connection, connection.outside, parsed.data as PromptInput, meta);
   try {
     await chargeCredits(connection.ctx.db, connection.team, connection.ctx.config.MCP_CREDITS, CREDIT_COST[t.access]);
     return toolResult(await runTool(t, connection, parsed.data));
   } catch (err) {
-    if (err instanceof AppError) return toolError(err.toBody());
-    const known = unstorableValue(err) ?? databaseUnavailable(err);
-    if (known) return toolError(known.toBody());
-    connection.ctx.logger.error({ err, tool: t.name, team: connection.team.slug }, 'MCP tool failed');
-    return toolError({
-      error: { code: 'internal_error', message: 'The tool failed unexpectedly; the failure is logged on the server' },
-    });
+    return failure(err, t, connection);
   }
+}
+
+/**
+ * `prompt_agent` (OUTSIDE_CALLER_TOOLS) for a caller of another team: everything that can refuse
+ * the call is checked before it pays (arguments, its own room), then the agent's payment gate and
+ * the caller's own team's credits around it (services/payments/gate.ts › takePayment), then the
+ * message is posted with its turn bound to the payment. Once settled, every answer (a reply, or an
+ * error such as temporal_unavailable) carries the settlement (`X-PAYMENT-RESPONSE`, `_meta`), and
+ * the same payment presented again answers the turn it bought, or posts the message if none was.
+ */
+async function callAsOutsider(
+  t: Tool,
+  connection: Connection,
+  outside: OutsideCaller,
+  input: PromptInput,
+  meta: Record<string, unknown> | undefined,
+): Promise<CallToolResult> {
+  const { ctx, principal, agent } = connection;
+  let paid: Record<string, unknown> | undefined;
+  const withReceipt = (result: CallToolResult): CallToolResult => (paid ? { ...result, _meta: paid } : result);
+  try {
+    if (t.name !== 'prompt_agent') throw new Error(`${t.name} is not open to outside callers`);
+    const { key } = await outsideCallerRoom(ctx, agent.id, outside.team.id, principal, input.roomId);
+    const cost = CREDIT_COST[t.access];
+    const { receipt, payment } = await takePayment(
+      outside.gate,
+      {
+        agent: { id: agent.id, teamId: connection.team.id, name: outside.agentName },
+        caller: { teamId: outside.team.id, principal, key },
+        tool: t.name,
+        resource: outside.resource,
+        headers: outside.headers,
+        meta,
+      },
+      {
+        cost,
+        charge: () => chargeCredits(ctx.db, outside.team, ctx.config.MCP_CREDITS, cost),
+        refund: (credits) => refundCredits(ctx.db, outside.team, credits),
+      },
+    );
+    if (receipt) {
+      for (const [name, header] of Object.entries(receipt.headers)) outside.setHeader(name, header);
+      paid = { [MCP_PAYMENT_RESPONSE_META]: receipt.settlement };
+    }
+    return withReceipt(
+      toolResult(await promptAsOutsider(ctx, connection.team, principal, agent.id, outside.team.id, input, payment)),
+    );
+  } catch (err) {
+    if (err instanceof PaymentRefused) throw err;
+    return withReceipt(failure(err, t, connection));
+  }
+}
+
+/** A tool's failure as a tool error: an AppError as it is, a known outage by its code, anything else logged. */
+function failure(err: unknown, t: Tool, connection: Connection): CallToolResult {
+  if (err instanceof AppError) return toolError(err.toBody());
+  const known = unstorableValue(err) ?? databaseUnavailable(err);
+  if (known) return toolError(known.toBody());
+  connection.ctx.logger.error({ err, tool: t.name, team: connection.team.slug }, 'MCP tool failed');
+  return toolError({
+    error: { code: 'internal_error', message: 'The tool failed unexpectedly; the failure is logged on the server' },
+  });
 }
 
 function runTool(t: Tool, connection: Connection, args: unknown): Promise<unknown> {
@@ -116,7 +217,7 @@ function runTool(t: Tool, connection: Connection, args: unknown): Promise<unknow
 
 function unknownTool(name: string, connection: Connection): McpError {
   const elsewhere = TOOLS.find((t) => t.name === name);
-  if (elsewhere && elsewhere.app !== 'core' && !connection.installed.has(elsewhere.app)) {
+  if (elsewhere && !connection.outside && elsewhere.app !== 'core' && !connection.installed.has(elsewhere.app)) {
     return new McpError(
       ErrorCode.InvalidParams,
       `Tool ${name} belongs to the ${elsewhere.app} app, which this team has not installed (PUT /v1/apps/${elsewhere.app})`,

@@ -14,6 +14,8 @@ export interface ToolCall {
   installed: Set<AppSlug>;
   /** In an agent's turn: the tool call's id, the key a tool that starts durable work makes its start idempotent with. */
   idempotencyKey?: string;
+  /** A caller of another team at a public agent's /mcp/agents/{uuid}: `team` is then the agent's. */
+  callerTeamId?: string;
 }
 
 /**

@@ -40,6 +40,11 @@ import { id, PENDING_NOTE, sensitiveTool, tool, Tool } from './toolKit';
 import { agentKnowledgeTools } from './agentTools';
 import { roomTools } from './roomTools';
 import { warpTools } from './warpTools';
+import { hookTools } from './hookTools';
+import { automationTools } from './automationTools';
+import { searchTool, teamTools } from './teamTools';
+import { studioTools } from './studioTools';
+import { createPrivateAppTool } from './privateAppTools';
 export type { Tool, ToolCall } from './toolKit';
 export { caller } from './toolKit';
 
@@ -395,10 +400,16 @@ export const TOOLS: Tool[] = [
   ...coreTools,
   ...roomTools,
   ...warpTools,
+  ...teamTools,
+  searchTool,
+  ...studioTools,
+  createPrivateAppTool,
   ...agentKnowledgeTools,
   ...artifactTools,
   ...campaignTools,
   ...contactTools,
+  ...hookTools,
+  ...automationTools,
 ];
 
 /** The tools a connection sees: the core ones and those of the installed apps (or of one app, at /mcp/apps/{slug}). */
@@ -408,7 +419,8 @@ export function toolsFor(installed: Set<AppSlug>, onlyApp?: AppSlug): Tool[] {
   );
 }
 
-const jsonSchemas = new Map<Tool, { type: 'object'; [key: string]: unknown }>();
+// Weak: a private app's tools are made per request.
+const jsonSchemas = new WeakMap<Tool, { type: 'object'; [key: string]: unknown }>();
 
 /** The JSON Schema a client sees, generated (once per tool) from the zod schema the service (and the HTTP API) validates with. */
 export function inputJsonSchema(t: Tool): { type: 'object'; [key: string]: unknown } {

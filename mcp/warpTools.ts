@@ -2,7 +2,7 @@ import { installedApps } from '../services/agents/apps';
 import { requestApproval } from '../services/deliveries/warps';
 import { AppError } from '../services/platform/errors';
 import { pageQuerySchema } from '../services/platform/pagination';
-import { executeSchema, executeWarp, runBuiltInWarp } from '../services/warps/execute';
+import { executeSchema, executeWarp, runBuiltInWarp, warpCallFor } from '../services/warps/execute';
 import {
   createPrivateWarp,
   listPrivateWarps,
@@ -10,11 +10,14 @@ import {
   StepCatalog,
 } from '../services/warps/privateWarps';
 import { WARPS } from '../services/warps/registry';
-import { PENDING_NOTE, tool, Tool, ToolCall } from './toolKit';
+import { PENDING_NOTE, tool, Tool } from './toolKit';
 import { TOOLS } from './tools';
 
-/** MCP tools that start a workflow reading their own rows (a delivery, a job). */
-const STARTS_WORK = new Set(['deliver_artifacts', 'ingest_knowledge']);
+/**
+ * MCP tools that start a workflow reading their own rows but say no `inTurns: 'startsWork'`
+ * (deliver_artifacts is `never` in turns; a job's ingest_knowledge says `startsWork` itself).
+ */
+const STARTS_WORK = new Set(['deliver_artifacts']);
 
 /**
  * What a private warp's tool step can call: every MCP tool (a sensitive one asks for approval in
@@ -29,7 +32,7 @@ export const stepCatalog: StepCatalog = {
       return {
         name,
         input: w.input,
-        startsWork: w.approval !== 'none',
+        startsWork: w.approval !== 'none' || w.startsWork === true,
         run: async (call, args) => {
           const answer = await runBuiltInWarp(call, w, args);
           return answer.status === 'succeeded' ? answer.result : answer;
@@ -67,11 +70,6 @@ export const stepCatalog: StepCatalog = {
   },
 };
 
-const warpCall = async ({ ctx, team, principal, agentId }: ToolCall) => {
-  const agent = await ctx.db('agents').where({ team_id: team.id, id: agentId }).first('id', 'mode');
-  return { ctx, team, principal, agent: { id: agent.id as string, mode: agent.mode as 'auto' | 'manual' } };
-};
-
 /** Warps over MCP: `execute` (built-in and private warps) and the team's private warps. */
 export const warpTools: Tool[] = [
   tool({
@@ -89,7 +87,8 @@ export const warpTools: Tool[] = [
     // It may start a workflow (a private warp, a send, a delivery): in a turn it runs after its ledger row.
     inTurns: 'startsWork',
     input: executeSchema,
-    run: async (call, { warp, inputs }) => executeWarp(await warpCall(call), warp, inputs),
+    run: async ({ ctx, team, principal, agentId }, { warp, inputs }) =>
+      executeWarp(await warpCallFor(ctx, team, principal, agentId), warp, inputs),
   }),
   tool({
     name: 'create_private_warp',

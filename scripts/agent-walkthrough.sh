@@ -72,5 +72,5 @@ check 'the approved turn' '.status == "completed"' "$DONE"
 SECRET=$(req "$API/agents/$AGENT/secrets" "${H[@]}")
 check 'the approved write' '[.data[] | select(.key == "OLD_API_KEY")] | length == 0' "$SECRET"
 req -X PATCH "$API/agents/$AGENT" "${H[@]}" "${J[@]}" -d '{"mode":"auto","model":{"baseUrl":null,"name":null}}' | jq -c '{uuid, mode}'
-echo "# In the Temporal UI: workflow room-$ROOM, its turns turn-$ROOM:<n>, and warp-$WX"
+echo "# In the Temporal UI: workflow room-$ROOM (its turns run in it) and the approval warp-$WX"
 echo "OK agent walk-through: the offline default said no model is configured and ran /call, a streamed reply used a tool, the stream resumed after Last-Event-ID, and a sensitive tool call waited for approval, then ran"

@@ -4,11 +4,11 @@ import { ensureCommands } from './setup/commands';
 import { projectRoot, startApiProcess, WorkerProcess } from './setup/stack';
 
 /**
- * The README's walk-through scripts, as a person runs them: all five in order against one running
+ * The README's walk-through scripts, as a person runs them: all six in order against one running
  * API (its own process on a free port, the suite's Temporal, worker and database), each through
  * bash with TAP_URL. Each must exit 0 and end with its "OK … walk-through: …" line.
  */
-const SCRIPTS = ['delivery', 'campaign', 'oauth', 'mcp', 'agent'];
+const SCRIPTS = ['delivery', 'campaign', 'oauth', 'mcp', 'agent', 'automation'];
 
 function runScript(name: string, tapUrl: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {

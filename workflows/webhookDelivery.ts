@@ -17,9 +17,12 @@ const { attemptWebhookDelivery } = proxyActivities<WebhookActivities>({
 /**
  * One event to one endpoint: an attempt, then durable timers on the retry schedule until the
  * receiver answers 2xx or the attempts run out. Every attempt carries the same `webhook-id`.
+ * Started at a later attempt (its batch made the first), it waits that attempt's delay first.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
-  for (let attempt = 1; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt++) {
+  const firstAttempt = input.firstAttempt ?? 1;
+  if (firstAttempt > 1) await sleep(WEBHOOK_RETRY_DELAYS_SECONDS[firstAttempt - 2] * 1000);
+  for (let attempt = firstAttempt; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt++) {
     const nextDelaySeconds = attempt < WEBHOOK_MAX_ATTEMPTS ? WEBHOOK_RETRY_DELAYS_SECONDS[attempt - 1] : null;
     try {
       const result = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, nextDelaySeconds });

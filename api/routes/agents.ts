@@ -34,19 +34,20 @@ export function agentsRoutes(ctx: AppContext): Route[] {
       responses: { 200: json(pageSchema(agentSchema), 'A page of agents') },
       handler: async ({ req, query }) => ({ status: 200, body: await listAgents(ctx.db, authOf(req).team.id, query) }),
     }),
-    // Name and mode (auto: sensitive writes run at once; manual: they wait for approval).
+    // Name and mode (auto: sensitive writes run at once; manual: they wait for approval), model, and
+    // access (other teams' callers and their payment gate: a team admin's change).
     defineRoute({
       method: 'patch',
       path: '/agents/{agentId}',
       tag: 'Agents',
       access: 'write',
-      summary: 'Rename an agent or set its mode (auto | manual)',
+      summary: 'Rename an agent, set its mode (auto | manual), its model, or who outside the team may prompt it',
       params: agentParams,
       body: { kind: 'json', schema: agentUpdateSchema },
       responses: { 200: json(agentSchema, 'The agent') },
       handler: async ({ req, params, body }) => ({
         status: 200,
-        body: await updateAgent(ctx.db, authOf(req).team.id, params.agentId, body),
+        body: await updateAgent(ctx.db, authOf(req).team.id, params.agentId, body, authOf(req).principal),
       }),
     }),
     defineRoute({

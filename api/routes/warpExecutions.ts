@@ -25,6 +25,7 @@ import {
   approvalView,
   decideWithLink,
   decidedWords,
+  linkKindOf,
   linkDecisionSchema,
   parseLinkDecision,
 } from '../../services/deliveries/approvalPages';
@@ -189,7 +190,7 @@ export function warpExecutionsRoutes(ctx: AppContext): Route[] {
           // the person reads what happened, not an error body.
           if (!(err instanceof AppError && err.status === 409)) return void asPage(res)(err);
           const current = (await executionForLink(ctx, row.id, single(query.expires), single(query.sig))) ?? row;
-          const decided = decidedWords(current.warp === 'artifact-deliver' ? 'delivery' : 'request', {
+          const decided = decidedWords(linkKindOf(current.warp), {
             ...current,
             approval_link_used_at: current.approval_link_used_at ?? new Date(),
           });

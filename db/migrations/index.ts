@@ -13,6 +13,13 @@ import * as agentConversations from './011_agent_conversations';
 import * as eventsWebhooks from './012_events_webhooks';
 import * as warps from './013_warps';
 import * as memoryWords from './014_memory_words';
+import * as hooks from './015_hooks';
+import * as automations from './016_automations';
+import * as teamAdminStudio from './017_team_admin_studio';
+import * as agentAccess from './018_agent_access';
+import * as webhookBatches from './019_webhook_batches';
+import * as paymentTurns from './020_payment_turns';
+import * as automationAuthors from './021_automation_authors';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -33,6 +40,13 @@ const migrations: Record<string, Knex.Migration> = {
   '012_events_webhooks': eventsWebhooks,
   '013_warps': warps,
   '014_memory_words': memoryWords,
+  '015_hooks': hooks,
+  '016_automations': automations,
+  '017_team_admin_studio': teamAdminStudio,
+  '018_agent_access': agentAccess,
+  '019_webhook_batches': webhookBatches,
+  '020_payment_turns': paymentTurns,
+  '021_automation_authors': automationAuthors,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -4,6 +4,8 @@ import { keysetPage, Page, PageQuery } from '../platform/pagination';
 import { AppError, notFound } from '../platform/errors';
 import type { Principal } from '../identity/principal';
 import { slugify } from '../platform/teams';
+import { agentAccessSchema, agentAccessUpdateSchema, readAgentAccess } from '../payments/schemas';
+import { requireTeamAdmin } from '../teams/admin';
 
 interface AgentRow {
   seq: number;
@@ -13,6 +15,7 @@ interface AgentRow {
   mode: string;
   model_base_url: string | null;
   model_name: string | null;
+  access: unknown;
   created_at: Date;
 }
 
@@ -23,6 +26,8 @@ export const agentSchema = z.object({
   mode: z.enum(['auto', 'manual']),
   /** The agent's own OpenAI-compatible model; nulls: the server's AI_BASE_URL / AI_MODEL (else the offline default). */
   model: z.object({ baseUrl: z.string().nullable(), name: z.string().nullable() }),
+  /** Who besides the team may prompt it on /mcp/agents/{uuid}, and what they pay (docs/AGENTS.md). */
+  access: agentAccessSchema,
   createdAt: z.iso.datetime(),
 });
 export type AgentJson = z.infer<typeof agentSchema>;
@@ -34,6 +39,7 @@ export function presentAgent(row: AgentRow): AgentJson {
     slug: row.slug,
     mode: row.mode as AgentJson['mode'],
     model: { baseUrl: row.model_base_url, name: row.model_name },
+    access: readAgentAccess(row.access),
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -41,7 +47,7 @@ export function presentAgent(row: AgentRow): AgentJson {
 export async function listAgents(db: Db, teamId: string, page: PageQuery): Promise<Page<AgentJson>> {
   const query = db('agents')
     .where({ team_id: teamId })
-    .select('seq', 'id', 'name', 'slug', 'mode', 'model_base_url', 'model_name', 'created_at');
+    .select('seq', 'id', 'name', 'slug', 'mode', 'model_base_url', 'model_name', 'access', 'created_at');
   return keysetPage(query, page, presentAgent);
 }
 
@@ -113,16 +119,34 @@ export const agentUpdateSchema = z.strictObject({
       name: z.string().min(1).max(200).nullable().optional().describe('e.g. llama3.1'),
     })
     .optional(),
+  /**
+   * Open prompt_agent on /mcp/agents/{uuid} to other teams' callers, and the payment gate they pass
+   * first; a field left out stays. A team admin's change only: it lets people outside the team in.
+   */
+  access: agentAccessUpdateSchema.optional(),
 });
 export type AgentUpdate = z.infer<typeof agentUpdateSchema>;
 
-export async function updateAgent(db: Db, teamId: string, agentId: string, input: AgentUpdate): Promise<AgentJson> {
+export async function updateAgent(
+  db: Db,
+  teamId: string,
+  agentId: string,
+  input: AgentUpdate,
+  principal: Principal,
+): Promise<AgentJson> {
   if (!/^[0-9a-f-]{36}$/i.test(agentId)) throw notFound('Agent');
-  const { model, ...named } = input;
+  const { model, access, ...named } = input;
+  // Another team's agent stays a 404 for everyone; only then does the admin rule speak.
+  if (access && !(await findAgent(db, teamId, agentId))) throw notFound('Agent');
+  if (access) await requireTeamAdmin(db, teamId, principal);
   const changes = Object.fromEntries(
-    Object.entries({ ...named, model_base_url: model?.baseUrl, model_name: model?.name }).filter(
-      ([, v]) => v !== undefined,
-    ),
+    Object.entries({
+      ...named,
+      model_base_url: model?.baseUrl,
+      model_name: model?.name,
+      // Top-level merge: the fields sent replace theirs, the others stay.
+      access: access ? db.raw('access || ?::jsonb', [JSON.stringify(access)]) : undefined,
+    }).filter(([, v]) => v !== undefined),
   );
   const query = db('agents').where({ team_id: teamId, id: agentId });
   const [row] = Object.keys(changes).length ? await query.update(changes).returning('*') : await query.select('*');

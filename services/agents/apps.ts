@@ -4,7 +4,7 @@ import { notFound } from '../platform/errors';
 
 /**
  * The native apps a team can install. An installed app adds its tools to the team's MCP catalog
- * (`tools/list`); an app is offered only once its tools work (Board and Automations are not yet).
+ * (`tools/list`); an app is offered only once its tools work.
  */
 export const APPS = {
   artifacts: {
@@ -16,6 +16,17 @@ export const APPS = {
     description: 'Email, SMS, WhatsApp and push campaigns: create, preview the audience, send or schedule, stats.',
   },
   contacts: { name: 'Contacts', description: 'Contact properties and segments (saved audiences for campaigns).' },
+  board: {
+    name: 'Board',
+    description:
+      "Hooks: rules that run a warp on a platform event or an inbound POST, or send the agent's output events to a URL.",
+  },
+  automations: {
+    name: 'Automations',
+    description:
+      'Journeys per contact: a trigger (an inbound webhook source, a platform event, a segment entry) and steps ' +
+      '(wait, wait for an event, send, run a warp, branch, exit).',
+  },
 } as const;
 
 export const appSlugSchema = z.enum(Object.keys(APPS) as [keyof typeof APPS, ...(keyof typeof APPS)[]]);

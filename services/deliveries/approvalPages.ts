@@ -71,21 +71,43 @@ interface DeliveryStoredInput {
   recipients: { contactId: string; address: string }[];
 }
 
-const STATE_WORDS: Record<'delivery' | 'request', { done: string; doing: string; nothing: string }> = {
-  delivery: { done: 'approved and sent', doing: 'approved and is being sent', nothing: 'Nothing was sent.' },
-  request: {
-    done: 'approved and carried out',
-    doing: 'approved and is being carried out',
-    nothing: 'Nothing was changed.',
-  },
-};
+/** What a signed link decides: a delivery, an agent's permission (its runtime acts, not the platform), or another request. */
+export type LinkKind = 'delivery' | 'permission' | 'request';
+export const linkKindOf = (warp: string): LinkKind =>
+  warp === 'artifact-deliver' ? 'delivery' : warp === 'agent-permission' ? 'permission' : 'request';
+
+const STATE_WORDS: Record<LinkKind, { noun: string; approved: string; done: string; doing: string; nothing: string }> =
+  {
+    delivery: {
+      noun: 'delivery',
+      approved: 'Approved and sent',
+      done: 'sent',
+      doing: 'is being sent',
+      nothing: 'Nothing was sent.',
+    },
+    request: {
+      noun: 'request',
+      approved: 'Approved and done',
+      done: 'carried out',
+      doing: 'is being carried out',
+      nothing: 'Nothing was changed.',
+    },
+    permission: {
+      noun: 'request',
+      approved: 'Approved',
+      done: 'passed on: the agent may go ahead',
+      doing: 'is being passed on to the agent',
+      nothing: 'The agent was told not to go ahead.',
+    },
+  };
 
 /** What happened to an execution the link can no longer decide, in words a person reads (never the raw status). */
 export function decidedWords(
-  noun: 'delivery' | 'request',
+  kind: LinkKind,
   row: Pick<ExecutionRow, 'status' | 'error' | 'approval_expires_at' | 'approval_link_used_at' | 'updated_at'>,
 ): { heading: string; sentence: string } | null {
-  const words = STATE_WORDS[noun];
+  const words = STATE_WORDS[kind];
+  const noun = words.noun;
   switch (row.status) {
     case 'pending_approval':
       return row.approval_link_used_at
@@ -95,9 +117,9 @@ export function decidedWords(
           }
         : null;
     case 'running':
-      return { heading: 'Already approved', sentence: `This ${noun} was ${words.doing}.` };
+      return { heading: 'Already approved', sentence: `This ${noun} was approved and ${words.doing}.` };
     case 'succeeded':
-      return { heading: 'Already approved', sentence: `This ${noun} was already ${words.done}.` };
+      return { heading: 'Already approved', sentence: `This ${noun} was already approved and ${words.done}.` };
     case 'declined':
       return { heading: 'Declined', sentence: `This ${noun} was declined. ${words.nothing}` };
     case 'expired':
@@ -207,6 +229,18 @@ async function describeRequest(
         approveLabel: 'Approve and delete',
       };
     }
+    case 'agent-permission':
+      return {
+        question: `Let the agent use ${args.tool}?`,
+        what: `use ${args.tool} in its runtime`,
+        facts: [
+          { label: 'Tool', value: String(args.tool) },
+          ...(row.input && typeof row.input === 'object' && 'input' in row.input
+            ? [{ label: 'Input', value: JSON.stringify((row.input as { input: unknown }).input).slice(0, 2000) }]
+            : []),
+        ],
+        approveLabel: 'Approve',
+      };
     case 'secret-clear':
       return {
         question: `Clear the secret ${args.key}?`,
@@ -299,7 +333,7 @@ export async function approvalView(ctx: AppContext, row: ExecutionRow): Promise<
     message: null,
     approveLabel: request.approveLabel,
     expiresAt,
-    decided: decidedWords('request', row),
+    decided: decidedWords(linkKindOf(row.warp), row),
   };
 }
 
@@ -325,27 +359,23 @@ export async function decideWithLink(
     await new Promise((r) => setTimeout(r, 200));
     execution = await getExecution(ctx, row.team_id, row.id);
   }
-  return outcomeWords(
-    row.warp === 'artifact-deliver' ? 'delivery' : 'request',
-    decision,
-    execution.status,
-    execution.error?.error.message,
-  );
+  return outcomeWords(linkKindOf(row.warp), decision, execution.status, execution.error?.error.message);
 }
 
 function outcomeWords(
-  noun: 'delivery' | 'request',
+  kind: LinkKind,
   decision: 'approve' | 'decline',
   status: ExecutionStatus,
   errorMessage?: string,
 ): LinkDecisionOutcome {
-  const words = STATE_WORDS[noun];
+  const words = STATE_WORDS[kind];
+  const noun = words.noun;
   if (decision === 'decline' || status === 'declined')
     return { heading: 'Declined', sentence: `You declined this ${noun}. ${words.nothing}`, ok: true };
   if (status === 'succeeded')
     return {
-      heading: noun === 'delivery' ? 'Approved and sent' : 'Approved and done',
-      sentence: `You approved this ${noun}; it was ${words.done.replace('approved and ', '')}.`,
+      heading: words.approved,
+      sentence: `You approved this ${noun}; it was ${words.done}.`,
       ok: true,
     };
   if (status === 'failed')
@@ -356,7 +386,7 @@ function outcomeWords(
     };
   return {
     heading: 'Approved',
-    sentence: `You approved this ${noun}; it ${words.doing.replace('approved and ', '')}.`,
+    sentence: `You approved this ${noun}; it ${words.doing}.`,
     ok: true,
   };
 }

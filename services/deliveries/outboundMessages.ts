@@ -6,8 +6,8 @@ import type { SendingIntegration } from '../agents/integrations';
 import { ErrorBody, errorBody, errorBodySchema } from '../platform/errors';
 import { newId } from '../platform/ids';
 
-/** What a message was sent for: a campaign recipient, a campaign's test send, an artifact delivery. */
-export const outboundSourceKindSchema = z.enum(['campaign', 'campaign_test', 'delivery']);
+/** What a message was sent for: a campaign recipient, a campaign's test send, an artifact delivery, a journey's send step. */
+export const outboundSourceKindSchema = z.enum(['campaign', 'campaign_test', 'delivery', 'automation']);
 
 /** One provider call's outcome, as every send path records it. */
 export const outboundMessageInputSchema = z.object({
@@ -20,7 +20,7 @@ export const outboundMessageInputSchema = z.object({
   /** The key the provider call carried; unique per team. */
   idempotencyKey: z.string(),
   sourceKind: outboundSourceKindSchema,
-  /** Campaign id (campaign, campaign_test) or warp execution id (delivery). */
+  /** Campaign id (campaign, campaign_test), warp execution id (delivery) or enrollment id (automation). */
   sourceId: z.string(),
   result: z.discriminatedUnion('status', [
     z.object({ status: z.literal('sent'), providerMessageId: z.string() }),

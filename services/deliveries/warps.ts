@@ -98,6 +98,17 @@ export const sensitiveWrites = {
   'media-delete': deletion('mediaId', 'file', (ctx, team, mediaId) =>
     deleteMedia(ctx.db, ctx.storage, team.id, mediaId),
   ),
+  // An external runtime's permission.request (services/hooks/lifecycle.ts): approving lets the agent use the tool; nothing else runs.
+  'agent-permission': sensitive({
+    schema: z.strictObject({
+      tool: z.string().min(1).max(200),
+      input: z.unknown().optional(),
+      sessionId: z.string().max(200).optional(),
+      requestId: z.string().max(200).optional(),
+    }),
+    describe: (a) => `Let the agent's runtime use ${a.tool}`,
+    run: async (_ctx, _caller, a) => ({ approved: true, tool: a.tool }),
+  }),
   'secret-clear': sensitive({
     schema: secretKeyInputSchema,
     describe: (a) => `Clear the agent's secret ${a.key}`,

@@ -3,11 +3,14 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/knex';
 import type { TemporalGateway } from '../../temporal/client';
+import { queueInternalHookRuns, startPendingHookRuns } from '../hooks/hookRuns';
+import { queueAutomationWork, startAutomationWork } from '../automations/dispatch';
 import {
-  webhookDeliveryWorkflowId,
-  webhookDeliveryWorkflowName,
-  type WebhookDeliveryInput,
-} from '../../workflows/contracts/webhookDelivery';
+  WEBHOOK_BATCH_SIZE,
+  webhookBatchWorkflowId,
+  webhookBatchWorkflowName,
+  type WebhookBatchInput,
+} from '../../workflows/contracts/webhookBatch';
 
 /**
  * The event dispatcher (docs/EVENTS.md › The outbox guarantee). Two steps, each its own
@@ -15,35 +18,50 @@ import {
  * side by side and a crash anywhere leaves rows the next pass picks up:
  *
  * 1. `fanOutEvents`: undispatched outbox rows → one delivery per subscribed, enabled endpoint
- *    (id derived from event and endpoint, inserted ON CONFLICT DO NOTHING), and the rows marked
- *    dispatched, in one commit.
- * 2. `startDeliveries`: deliveries whose workflow was not started → `webhook-delivery-<id>`
- *    started (Temporal refuses a second start of the same id, which counts as started), then
- *    marked started. A start that fails leaves the row for the next pass.
+ *    (id derived from event and endpoint, inserted ON CONFLICT DO NOTHING) and one run per
+ *    matching enabled internal hook (id derived from hook and event, the same way;
+ *    services/hooks/hookRuns.ts), and the rows marked dispatched, in one commit.
+ * 2. `startDeliveries`: deliveries not started → batches of up to 500 (`batch_id`, committed
+ *    first) → `webhook-batch-<batchId>` started (Temporal refuses a second start of the same id,
+ *    which counts as started), then marked started. A start that fails leaves the rows for the
+ *    next pass. Hook runs likewise, one workflow each (`hook-run-<id>`, `startPendingHookRuns`).
  */
 
 /** A delivery's id, and so its `webhook-id`: the same for the same event and endpoint, whoever computes it. */
 export const webhookDeliveryId = (eventId: string, endpointId: string) =>
   `whd_${createHash('sha256').update(`${eventId}\n${endpointId}`).digest('hex').slice(0, 32)}`;
 
+/** A batch is named after its first delivery (each delivery is in one batch at most). */
+const webhookBatchId = (firstDeliveryId: string) => `whb_${firstDeliveryId.replace(/^whd_/, '')}`;
+
 /** Step 1; answers how many events it dispatched. */
 export async function fanOutEvents(db: Db, batch = 200): Promise<number> {
   return db.transaction(async (trx) => {
-    const events: { id: string; team_id: string; type: string }[] = await trx('platform_events')
+    const events: { id: string; team_id: string; type: string; data: Record<string, unknown> }[] = await trx(
+      'platform_events',
+    )
       .whereNull('dispatched_at')
       .orderBy('seq')
       .limit(batch)
       .forUpdate()
       .skipLocked()
-      .select('id', 'team_id', 'type');
+      .select('id', 'team_id', 'type', 'data');
     if (!events.length) return 0;
-    const endpoints: { id: string; team_id: string; event_types: string[] }[] = await trx('webhook_endpoints')
+    const endpoints: { id: string; team_id: string; event_types: string[]; agent_id: string | null }[] = await trx(
+      'webhook_endpoints',
+    )
       .whereIn('team_id', [...new Set(events.map((e) => e.team_id))])
       .where({ enabled: true })
-      .select('id', 'team_id', 'event_types');
+      .select('id', 'team_id', 'event_types', 'agent_id');
     const deliveries = events.flatMap((event) =>
       endpoints
-        .filter((ep) => ep.team_id === event.team_id && (!ep.event_types.length || ep.event_types.includes(event.type)))
+        .filter(
+          (ep) =>
+            ep.team_id === event.team_id &&
+            (!ep.event_types.length || ep.event_types.includes(event.type)) &&
+            // A web hook's endpoint hears its own agent only.
+            (!ep.agent_id || event.data?.agentId === ep.agent_id),
+        )
         .map((ep) => ({
           id: webhookDeliveryId(event.id, ep.id),
           team_id: event.team_id,
@@ -54,6 +72,9 @@ export async function fanOutEvents(db: Db, batch = 200): Promise<number> {
     );
     if (deliveries.length)
       await trx('webhook_deliveries').insert(deliveries).onConflict(['event_id', 'endpoint_id']).ignore();
+    await queueInternalHookRuns(trx, events);
+    // Event and segment triggers, and signals for journeys waiting on these events (services/automations/dispatch.ts).
+    await queueAutomationWork(trx, events);
     await trx('platform_events')
       .whereIn(
         'id',
@@ -64,43 +85,66 @@ export async function fanOutEvents(db: Db, batch = 200): Promise<number> {
   });
 }
 
-/** Step 2; answers how many delivery workflows it started (or found started). */
-export async function startDeliveries(db: Db, temporal: TemporalGateway, batch = 100): Promise<number> {
-  return db.transaction(async (trx) => {
+/**
+ * Step 2; answers how many deliveries it started (or found started), in batches: unstarted
+ * deliveries are first given a batch (committed, so the batch is the same whatever happens
+ * next), then each batch not yet started gets `webhook-batch-<batchId>`, and its deliveries are
+ * marked started.
+ */
+export async function startDeliveries(db: Db, temporal: TemporalGateway, batches = 4): Promise<number> {
+  await db.transaction(async (trx) => {
     const rows: { id: string }[] = await trx('webhook_deliveries')
       .whereNull('workflow_started_at')
+      .whereNull('batch_id')
       .orderBy('seq')
-      .limit(batch)
+      .limit(batches * WEBHOOK_BATCH_SIZE)
       .forUpdate()
       .skipLocked()
       .select('id');
-    if (!rows.length) return 0;
-    const started: string[] = [];
-    for (let i = 0; i < rows.length; i += 20) {
-      const results = await Promise.allSettled(
-        rows.slice(i, i + 20).map(async ({ id }) => {
-          try {
-            await temporal.call((client) =>
-              client.workflow.start(webhookDeliveryWorkflowName, {
-                workflowId: webhookDeliveryWorkflowId(id),
-                taskQueue: temporal.taskQueue,
-                args: [{ deliveryId: id } satisfies WebhookDeliveryInput],
-              }),
-            );
-          } catch (err) {
-            if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-          }
-          return id;
-        }),
-      );
-      for (const r of results) if (r.status === 'fulfilled') started.push(r.value);
-      // Temporal is away: what did not start stays unmarked for the next pass.
-      if (results.some((r) => r.status === 'rejected')) break;
+    for (let i = 0; i < rows.length; i += WEBHOOK_BATCH_SIZE) {
+      const ids = rows.slice(i, i + WEBHOOK_BATCH_SIZE).map((r) => r.id);
+      await trx('webhook_deliveries')
+        .whereIn('id', ids)
+        .update({ batch_id: webhookBatchId(ids[0]) });
     }
-    if (started.length)
-      await trx('webhook_deliveries').whereIn('id', started).update({ workflow_started_at: trx.fn.now() });
-    return started.length;
   });
+  // Batches made just now, or left unstarted by a crash or Temporal away (any worker's).
+  const unstarted: string[] = await db('webhook_deliveries')
+    .whereNull('workflow_started_at')
+    .whereNotNull('batch_id')
+    .groupBy('batch_id')
+    .orderByRaw('min(seq)')
+    .limit(batches)
+    .pluck('batch_id');
+  const results = await Promise.allSettled(
+    unstarted.map(async (batchId) => {
+      try {
+        await temporal.call((client) =>
+          client.workflow.start(webhookBatchWorkflowName, {
+            workflowId: webhookBatchWorkflowId(batchId),
+            taskQueue: temporal.taskQueue,
+            args: [{ batchId } satisfies WebhookBatchInput],
+            // Refused also after the batch ended: a batch runs once.
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          }),
+        );
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+      return batchId;
+    }),
+  );
+  const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  if (!started.length) {
+    // Temporal is away: what did not start stays unmarked for the next pass.
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return 0;
+  }
+  return db('webhook_deliveries')
+    .whereIn('batch_id', started)
+    .whereNull('workflow_started_at')
+    .update({ workflow_started_at: db.fn.now() });
 }
 
 export interface EventDispatcher {
@@ -132,7 +176,9 @@ export function startEventDispatcher(
       try {
         const dispatched = await fanOutEvents(deps.db);
         const started = await startDeliveries(deps.db, deps.temporal);
-        if (dispatched || started) continue;
+        const hookRuns = await startPendingHookRuns(deps.db, deps.temporal);
+        const automations = await startAutomationWork(deps.db, deps.temporal);
+        if (dispatched || started || hookRuns || automations) continue;
         await pause(intervalMs);
       } catch (err) {
         if (stopped) break;

@@ -104,3 +104,13 @@ export async function chargeCredits(
     },
   );
 }
+
+/**
+ * Gives back credits charged this cycle for a call that then did not happen (an outside caller's
+ * payment whose settlement definitely failed). Never below zero; the call still counts in `calls`.
+ */
+export async function refundCredits(db: Db, team: TeamRef, cost: number, now = new Date()): Promise<void> {
+  await db('credit_usage')
+    .where({ team_id: team.id, cycle_start: cycleDate(billingCycle(now).start) })
+    .update({ used: db.raw('GREATEST(used - ?, 0)', [cost]), updated_at: db.fn.now() });
+}

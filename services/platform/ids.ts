@@ -23,7 +23,12 @@ export function newId(
     | 'rm'
     | 'rk'
     | 'mem'
-    | 'skl',
+    | 'skl'
+    | 'ss'
+    | 'pa'
+    | 'pay'
+    | 'au'
+    | 'enr',
 ): string {
   return newIds(prefix, 1)[0];
 }

@@ -3,6 +3,7 @@ import type { Db } from '../../db/knex';
 import { issueApiToken } from '../identity/apiTokens';
 import { passwordSchema, setUserPassword } from '../identity/passwords';
 import { keysetPage, Page, PageQuery } from './pagination';
+import { Place, placeSchema, Settings, settingsSchema } from '../teams/schemas';
 
 export const teamSlugSchema = z
   .string()
@@ -77,6 +78,10 @@ export const teamSchema = z.object({
   description: z.string().nullable(),
   plan: z.string(),
   public: z.boolean(),
+  /** Address, locale and time zone (`update_team_place`). */
+  place: placeSchema,
+  /** `update_team_settings`. */
+  settings: settingsSchema,
   createdAt: z.iso.datetime(),
 });
 export type TeamJson = z.infer<typeof teamSchema>;
@@ -96,15 +101,19 @@ interface TeamRow {
   description: string | null;
   plan: string;
   public: boolean;
+  place: Place;
+  settings: Settings;
   created_at: Date;
 }
 
-const presentTeam = (row: TeamRow): TeamJson => ({
+export const presentTeam = (row: TeamRow): TeamJson => ({
   slug: row.slug,
   name: row.name,
   description: row.description,
   plan: row.plan,
   public: row.public,
+  place: row.place,
+  settings: row.settings,
   createdAt: row.created_at.toISOString(),
 });
 

@@ -1,4 +1,5 @@
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { TemporalUnavailable, temporalUnavailable } from '../../temporal/client';
@@ -63,10 +64,21 @@ export interface PostedMessage {
   turnId: string;
 }
 
+/** `postMessage`'s `bind` said no (a payment bound another turn first): nothing was posted. */
+export class TurnNotBound extends Error {
+  constructor() {
+    super('Another request bound a turn first; nothing was posted');
+  }
+}
+
 /**
  * A person's (or a client's) message: written to the transcript with its queued turn and its
  * `message.created` event in one transaction, then handed to the room's workflow. If Temporal
- * never gets it, the turn is failed on the stream rather than left queued forever.
+ * never gets it, the turn is failed on the stream rather than left queued forever. `bind`, in the
+ * same transaction, ties the turn to what paid for it; false rolls the message back (TurnNotBound).
+ *
+ * In an outside caller's room (`rooms.caller_team_id`) the `user.message` event carries
+ * `callerTeamId`: outbound webhooks hear it flagged, and the team's internal hooks do not run on it.
  */
 export async function postMessage(
   ctx: AppContext,
@@ -74,6 +86,7 @@ export async function postMessage(
   room: RoomRow,
   content: string,
   authorUserId: string | null,
+  bind?: (trx: Knex.Transaction, turnId: string) => Promise<boolean>,
 ): Promise<PostedMessage> {
   const posted = await ctx.db.transaction(async (trx) => {
     const seq = await nextMessageSeq(trx, room.id);
@@ -105,8 +118,16 @@ export async function postMessage(
       teamId: team.id,
       type: 'user.message',
       subject: messageId,
-      data: { roomId: room.id, agentId: room.agent_id, turnId, messageId, content },
+      data: {
+        roomId: room.id,
+        agentId: room.agent_id,
+        turnId,
+        messageId,
+        content,
+        ...(room.caller_team_id && { callerTeamId: room.caller_team_id }),
+      },
     });
+    if (bind && !(await bind(trx, turnId))) throw new TurnNotBound();
     return { messageId, turnId };
   });
   const queue = () =>

@@ -194,7 +194,15 @@ export async function runModelStep(
         type: 'agent.message',
         subject: messageId,
         dedupeKey: `agent.message:${messageId}`,
-        data: { roomId: turn.roomId, agentId: turn.agent.id, turnId, messageId, content: text },
+        data: {
+          roomId: turn.roomId,
+          agentId: turn.agent.id,
+          turnId,
+          messageId,
+          content: text,
+          // An outside caller's room: flagged, and the team's internal hooks do not run on it.
+          ...(turn.callerTeamId && { callerTeamId: turn.callerTeamId }),
+        },
       });
   });
   return { toolCalls: planned, ...usage };

@@ -20,6 +20,8 @@ export interface RoomRow {
   agent_id: string;
   name: string;
   created_by: string | null;
+  /** An outside caller's team (docs/AGENTS.md › Outside callers); null: the agent's own team's room. */
+  caller_team_id: string | null;
   last_event_seq: number;
   last_message_seq: number;
   created_at: Date;
@@ -116,9 +118,17 @@ export async function findOrCreateRoom(
   agentId: string,
   name: string,
   createdBy: string | null,
+  callerTeamId: string | null = null,
 ): Promise<{ room: RoomRow; created: boolean }> {
   const [inserted]: RoomRow[] = await db('rooms')
-    .insert({ id: newId('rm'), team_id: teamId, agent_id: agentId, name, created_by: createdBy })
+    .insert({
+      id: newId('rm'),
+      team_id: teamId,
+      agent_id: agentId,
+      name,
+      created_by: createdBy,
+      caller_team_id: callerTeamId,
+    })
     .onConflict(['agent_id', 'name'])
     .ignore()
     .returning('*');

@@ -259,6 +259,7 @@ export async function settleCall(
       toolCallId: call.id,
       tool: call.name,
       status,
+      ...(turn.callerTeamId && { callerTeamId: turn.callerTeamId }),
     },
   });
 }

@@ -26,7 +26,7 @@ interface TranscriptRow {
  * Messages posted meanwhile (turns still queued) are not in it.
  */
 export async function loadTurnContext(db: Db, turn: TurnRecord): Promise<ChatMessage[]> {
-  const question: string = (await db('room_messages').where({ id: turn.messageId }).first('content'))?.content ?? '';
+  const { question } = turn;
   const [skills, memories, chunks, transcript] = await Promise.all([
     relevantSkills(db, turn.agent.id, question, SKILLS_LOADED),
     topMemories(db, turn.agent.id, question, MEMORIES_LOADED),

@@ -19,8 +19,12 @@ export interface TurnRecord {
     modelName: string | null;
   };
   messageId: string;
+  /** What the user asked: the turn's message, which picks the skills, memories and knowledge it loads. */
+  question: string;
   messageSeq: number;
   authorUserId: string | null;
+  /** Set when an outside caller (another team) posted the message: its turn is offered no tools. */
+  callerTeamId: string | null;
   status: 'queued' | 'running' | 'waiting_approval' | 'completed' | 'failed';
 }
 
@@ -29,11 +33,14 @@ export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
     .join('rooms', 'rooms.id', 'room_turns.room_id')
     .join('agents', 'agents.id', 'rooms.agent_id')
     .join('teams', 'teams.id', 'rooms.team_id')
+    .leftJoin('room_messages as question', 'question.id', 'room_turns.message_id')
     .where('room_turns.id', turnId)
     .first(
       'room_turns.*',
+      'question.content as question',
       'teams.slug as team_slug',
       'teams.plan as team_plan',
+      'rooms.caller_team_id',
       'agents.id as agent_id',
       'agents.name as agent_name',
       'agents.mode as agent_mode',
@@ -57,8 +64,10 @@ export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
       modelName: row.model_name,
     },
     messageId: row.message_id,
+    question: row.question ?? '',
     messageSeq: row.message_seq,
     authorUserId: row.author_user_id,
+    callerTeamId: row.caller_team_id,
     status: row.status,
   };
 }

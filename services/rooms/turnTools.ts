@@ -26,7 +26,12 @@ export interface TurnTool {
   approval: string | null;
 }
 
+/**
+ * The tools a turn offers its model. None for an outside caller's turn: its tools act with the
+ * team's rights on the team's data, and a stranger's message must not steer them.
+ */
 export async function turnTools(ctx: AppContext, registry: ToolRegistry, turn: TurnRecord): Promise<TurnTool[]> {
+  if (turn.callerTeamId) return [];
   const installed = await installedApps(ctx.db, turn.team.id);
   return registry
     .toolsFor(installed)

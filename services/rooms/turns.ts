@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { turnProgress, turnWorkflowId, type TurnProgress } from '../../workflows/contracts/room';
+import {
+  roomProgress,
+  roomWorkflowId,
+  turnProgress,
+  turnWorkflowId,
+  type TurnProgress,
+} from '../../workflows/contracts/room';
 import type { AppContext } from '../platform/context';
 import { errorBodySchema, notFound } from '../platform/errors';
 import { executionUrl } from '../deliveries/warpExecutions';
@@ -59,10 +65,7 @@ export async function getTurn(
   ]);
   let progress: TurnProgress | null | undefined;
   if (opts.withProgress && !FINAL.includes(row.status))
-    progress =
-      (await ctx.temporal
-        .waitUpTo((client) => client.workflow.getHandle(turnWorkflowId(turnId)).query(turnProgress), 2_000)
-        .catch(() => undefined)) ?? null;
+    progress = (await liveProgress(ctx, row.room_id, turnId).catch(() => undefined)) ?? null;
   return {
     id: row.id,
     roomId: row.room_id,
@@ -112,4 +115,13 @@ export async function waitForTurn(ctx: AppContext, teamId: string, roomId: strin
   } finally {
     unsubscribe();
   }
+}
+
+/** Where a running turn is, from its room's `progress` (or, for a turn a room started as its child, the child's). */
+async function liveProgress(ctx: AppContext, roomId: string, turnId: string): Promise<TurnProgress | null | undefined> {
+  return ctx.temporal.waitUpTo(async (client) => {
+    const room = await client.workflow.getHandle(roomWorkflowId(roomId)).query(roomProgress);
+    if (room.current !== turnId) return null;
+    return room.turn ?? (await client.workflow.getHandle(turnWorkflowId(turnId)).query(turnProgress));
+  }, 2_000);
 }

@@ -6,7 +6,8 @@ import type { Principal } from '../identity/principal';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, ruleBroken, validationError } from '../platform/errors';
 import { newId } from '../platform/ids';
-import { findPrivateWarp, privateWarpNames, startPrivateWarp } from './privateWarps';
+import { startPrivateWarp } from './privateWarpRuns';
+import { findPrivateWarp, privateWarpNames } from './privateWarps';
 import { builtInWarp, builtInWarpNames } from './registry';
 import type { Warp, WarpCall } from './warpKit';
 

@@ -24,6 +24,12 @@ export interface Warp<S extends z.ZodType = z.ZodType> {
   description: string;
   input: S;
   approval: WarpApproval;
+  /**
+   * It starts durable work that reads the rows it writes (a workflow): a private warp's step runs
+   * it outside the step's transaction, so that the work never starts before its rows commit.
+   * Warps with an approval other than `none` are taken to start work anyway.
+   */
+  startsWork?: boolean;
   /** Not runnable yet (answers 422 `not_available`): registered so the name is known. */
   unavailable?: string;
   /**

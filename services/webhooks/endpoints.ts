@@ -134,7 +134,8 @@ export async function createWebhookEndpoint(
 }
 
 export async function findEndpointRow(db: Db, teamId: string, id: string): Promise<WebhookEndpointRow> {
-  const row = await db('webhook_endpoints').where({ team_id: teamId, id }).first();
+  // A web hook's own endpoint (hook_id set) is managed through its hook, not here.
+  const row = await db('webhook_endpoints').where({ team_id: teamId, id }).whereNull('hook_id').first();
   if (!row) throw notFound('Webhook endpoint');
   return row;
 }
@@ -148,7 +149,7 @@ export async function listWebhookEndpoints(
   teamId: string,
   page: PageQuery,
 ): Promise<Page<WebhookEndpointJson>> {
-  return keysetPage(db('webhook_endpoints').where({ team_id: teamId }), page, presentEndpoint);
+  return keysetPage(db('webhook_endpoints').where({ team_id: teamId }).whereNull('hook_id'), page, presentEndpoint);
 }
 
 export async function updateWebhookEndpoint(
@@ -167,14 +168,19 @@ export async function updateWebhookEndpoint(
   if (input.headers !== undefined) changes.headers = JSON.stringify(input.headers);
   if (input.eventTypes !== undefined) changes.event_types = [...new Set(input.eventTypes)];
   if (input.enabled !== undefined) changes.enabled = input.enabled;
-  const [row] = await ctx.db('webhook_endpoints').where({ team_id: teamId, id }).update(changes).returning('*');
+  const [row] = await ctx
+    .db('webhook_endpoints')
+    .where({ team_id: teamId, id })
+    .whereNull('hook_id')
+    .update(changes)
+    .returning('*');
   if (!row) throw notFound('Webhook endpoint');
   return { ...presentEndpoint(row), ...(secret !== undefined ? { secret } : {}) };
 }
 
 /** Deletes the endpoint with its deliveries and attempts; deliveries still retrying stop at their next attempt. */
 export async function deleteWebhookEndpoint(db: Db, teamId: string, id: string): Promise<void> {
-  const deleted = await db('webhook_endpoints').where({ team_id: teamId, id }).delete();
+  const deleted = await db('webhook_endpoints').where({ team_id: teamId, id }).whereNull('hook_id').delete();
   if (!deleted) throw notFound('Webhook endpoint');
 }
 

@@ -158,6 +158,36 @@ describe('the OpenAI-compatible model, against a fake server over HTTP', () => {
     expect(error).toMatchObject({ retryable: true });
   });
 
+  it('gives up a model that does not start answering, or goes silent mid-answer, as a retryable stall; a slow but steady one finishes', async () => {
+    const impatient = openAiCompatibleModel({
+      baseUrl: fake.url,
+      apiKey: 'sk-test',
+      model: 'fake-model',
+      firstTokenMs: 600,
+      stallMs: 300,
+    });
+    fake.script(
+      { text: 'too late', firstTokenDelayMs: 1_200 },
+      { text: 'thought long, then answered', firstTokenDelayMs: 450 },
+      { chunks: ['one ', 'two ', 'three'], chunkDelayMs: 1_200 },
+      { chunks: ['one ', 'two ', 'three'], chunkDelayMs: 150 },
+    );
+    const neverStarted = await run(impatient, ask('hi'));
+    expect(neverStarted.events).toEqual([]);
+    expect(neverStarted.error).toBeInstanceOf(ModelError);
+    expect(neverStarted.error).toMatchObject({ retryable: true, message: 'the model sent nothing for 0.6 s' });
+    // A first token later than the stall window but within the first-token window is fine.
+    const slowStart = await run(impatient, ask('hi'));
+    expect(slowStart.error).toBeUndefined();
+    expect(textOf(slowStart.events)).toBe('thought long, then answered');
+    const silentMidway = await run(impatient, ask('hi'));
+    expect(textOf(silentMidway.events)).toBe('one ');
+    expect(silentMidway.error).toMatchObject({ retryable: true, message: 'the model sent nothing for 0.3 s' });
+    const steady = await run(impatient, ask('hi'));
+    expect(steady.error).toBeUndefined();
+    expect(textOf(steady.events)).toBe('one two three');
+  });
+
   it('stops at the caller’s abort with an AbortError, not a model error to retry', async () => {
     fake.script({ chunks: ['one ', 'two ', 'three'], chunkDelayMs: 300 });
     const abort = new AbortController();

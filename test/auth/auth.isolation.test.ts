@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
 import { apiClient, newTeam, startTestApi, testDb, TestTeam, waitForJob } from '../support/helpers';
+import { teamClientCredentials } from '../support/oauthHelpers';
 
 /**
  * Team isolation: for every endpoint that exists, a second team's credentials (its API token, and
@@ -35,34 +36,16 @@ describe('team isolation matrix', () => {
     turnId: string;
     webhookEndpointId: string;
     privateWarpId: string;
+    privateAppId: string;
+    hookId: string;
+    authKeyId: string;
+    authKey: string;
+    automationId: string;
+    enrollmentId: string;
   };
   const b = {} as { oauthToken: string; client: { id: string; secret: string } };
 
-  async function teamClientToken(team: TestTeam) {
-    const registered = (await (
-      await fetch(`${server.url}/oauth/register`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          authorization: `Bearer ${team.token}`,
-          'x-team-slug': team.slug,
-        },
-        body: JSON.stringify({ client_name: `${team.slug} backend`, grant_types: ['client_credentials'] }),
-      })
-    ).json()) as any;
-    const basic = `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}`;
-    const token = (await (
-      await fetch(`${server.url}/oauth/token`, {
-        method: 'POST',
-        headers: { authorization: basic },
-        body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:use' }),
-      })
-    ).json()) as any;
-    return {
-      token: token.access_token as string,
-      client: { id: registered.client_id as string, secret: registered.client_secret as string },
-    };
-  }
+  const teamClientToken = (team: TestTeam) => teamClientCredentials(server.url, team);
 
   beforeAll(async () => {
     db = testDb();
@@ -132,6 +115,30 @@ describe('team isolation matrix', () => {
     ).body.id;
     // A private warp (its name is A's alone).
     a.privateWarpId = (await apiA.post('/warps/private', { name: 'a-only-warp', steps: [{ wait: '1m' }] })).body.id;
+    a.privateAppId = (
+      await apiA.post('/private-apps', { slug: 'a-only-app', name: 'A', warps: ['a-only-warp'] })
+    ).body.app.id;
+    // A hook of A's agent, and its agent auth key.
+    a.hookId = (
+      await apiA.post(`/agents/${teamA.agentId}/hook-rules`, {
+        source: 'inbound',
+        event: 'a-src',
+        warp: 'artifact-list',
+      })
+    ).body.hook.id;
+    // An automation of A with the contact enrolled (waiting a day: it stays active).
+    a.automationId = (
+      await apiA.post('/automations', {
+        name: 'A journey',
+        trigger: { kind: 'inbound', source: 'a-journey' },
+        steps: [{ type: 'wait', duration: '1d' }],
+      })
+    ).body.id;
+    a.enrollmentId = (
+      await apiA.post(`/automations/${a.automationId}/enrollments`, { contactId: a.contactId })
+    ).body.enrollmentId;
+    const authKey = (await apiA.post(`/agents/${teamA.agentId}/auth-keys`)).body;
+    ({ id: a.authKeyId, key: a.authKey } = authKey);
     // The agent's mind: a memory, a skill (documents and character are read through the agent alone).
     a.memoryId = (await apiA.post(`/agents/${teamA.agentId}/memories`, { content: 'A remembers the harbour' })).body.id;
     a.skillId = (
@@ -249,6 +256,62 @@ describe('team isolation matrix', () => {
       ...(body ? { body: () => body } : {}),
       check: notFound,
     })),
+    ...(
+      [
+        ['GET', '/hook-rules', undefined],
+        ['POST', '/hook-rules', { source: 'internal', event: 'contact.created', warp: 'artifact-list' }],
+        ['GET', '/hook-rules/{hookId}', undefined],
+        ['PATCH', '/hook-rules/{hookId}', { enabled: false }],
+        ['DELETE', '/hook-rules/{hookId}', undefined],
+        ['GET', '/auth-keys', undefined],
+        ['POST', '/auth-keys', undefined],
+        ['DELETE', '/auth-keys/{keyId}', undefined],
+      ] as const
+    ).map(([method, rest, body]): Row => ({
+      endpoint: `${method} /agents/{id}${rest}`,
+      method,
+      operation: `${method} /agents/{agentId}${rest}`,
+      path: () => `/agents/${teamA.agentId}${rest.replace('{hookId}', a.hookId).replace('{keyId}', a.authKeyId)}`,
+      ...(body ? { body: () => body } : {}),
+      check: notFound,
+    })),
+    {
+      endpoint: 'GET /automations',
+      method: 'GET',
+      operation: 'GET /automations',
+      path: () => '/automations?limit=100',
+      check: excludes('id', () => a.automationId),
+    },
+    {
+      endpoint: "POST /automations (A's segment)",
+      method: 'POST',
+      operation: 'POST /automations',
+      path: () => '/automations',
+      body: () => ({
+        name: 'B journey',
+        trigger: { kind: 'segment', segmentId: a.segmentId },
+        steps: [{ type: 'wait', duration: '1m' }],
+      }),
+      check: rule('unknown_segment'),
+    },
+    ...(
+      [
+        ['GET', '', undefined],
+        ['PATCH', '', { enabled: false }],
+        ['PUT', '/steps', { steps: [{ type: 'exit' }] }],
+        ['GET', '/enrollments', undefined],
+        ['POST', '/enrollments', { email: 'b-person@example.test' }],
+        ['GET', '/enrollments/{enrollmentId}', undefined],
+        ['POST', '/enrollments/{enrollmentId}/exit', undefined],
+      ] as const
+    ).map(([method, rest, body]): Row => ({
+      endpoint: `${method} /automations/{id}${rest}`,
+      method,
+      operation: `${method} /automations/{automationId}${rest}`,
+      path: () => `/automations/${a.automationId}${rest.replace('{enrollmentId}', a.enrollmentId)}`,
+      ...(body ? { body: () => body } : {}),
+      check: notFound,
+    })),
     {
       endpoint: 'GET /team',
       method: 'GET',
@@ -269,6 +332,31 @@ describe('team isolation matrix', () => {
         expect(s).toBe(200);
         expect(body.slug).toBe(teamB.slug);
       },
+    },
+    ...(
+      [
+        ['/team/place', { timezone: 'Asia/Tokyo' }, 'place'],
+        ['/team/settings', { brand: { color: '#0000ff' } }, 'settings'],
+      ] as const
+    ).map(([path, body, field]): Row => ({
+      endpoint: `PATCH ${path}`,
+      method: 'PATCH',
+      operation: `PATCH ${path}`,
+      path: () => path,
+      body: () => body,
+      // B changes its own team (its client was registered by B's owner, a team admin).
+      check: (s, answer) => {
+        expect(s).toBe(200);
+        expect(answer.slug).toBe(teamB.slug);
+        expect(answer[field]).toMatchObject(body);
+      },
+    })),
+    {
+      endpoint: 'GET /search',
+      method: 'GET',
+      operation: 'GET /search',
+      path: () => '/search?q=alice&limit=100',
+      check: excludes('id', () => a.contactId),
     },
     {
       endpoint: 'GET /apps',
@@ -471,6 +559,28 @@ describe('team isolation matrix', () => {
         expect(status).toBe(201);
         expect(body.id).not.toBe(a.privateWarpId);
       },
+    },
+    {
+      endpoint: 'GET /private-apps',
+      method: 'GET',
+      operation: 'GET /private-apps',
+      path: () => '/private-apps?limit=100',
+      check: excludes('id', () => a.privateAppId),
+    },
+    {
+      endpoint: "POST /private-apps (A's warp)",
+      method: 'POST',
+      operation: 'POST /private-apps',
+      path: () => '/private-apps',
+      body: () => ({ slug: 'a-only-app', name: 'A', warps: ['a-only-warp'] }),
+      check: rule('unknown_private_warp'),
+    },
+    {
+      endpoint: 'DELETE /private-apps/{appSlug}',
+      method: 'DELETE',
+      operation: 'DELETE /private-apps/{appSlug}',
+      path: () => '/private-apps/a-only-app',
+      check: notFound,
     },
     {
       endpoint: 'GET /warp-executions',
@@ -821,8 +931,15 @@ describe('team isolation matrix', () => {
     expect((await apiA.get('/apps')).body.data.find((x: any) => x.slug === 'campaigns').installed).toBe(true);
     expect((await apiA.get(`/agents/${teamA.agentId}/secrets`)).body.data.map((x: any) => x.key)).toEqual(['A_KEY']);
     expect((await apiA.get('/credits')).body).toMatchObject({ used: 7, calls: 4 });
-    expect((await apiA.get('/team')).body).toMatchObject({ slug: teamA.slug, description: null });
+    const teamAfter = (await apiA.get('/team')).body;
+    expect(teamAfter).toMatchObject({ slug: teamA.slug, description: null });
+    expect([teamAfter.place, teamAfter.settings]).toEqual([{}, {}]);
     expect((await apiA.get(`/webhooks/endpoints/${a.webhookEndpointId}`)).body).toMatchObject({ enabled: false });
+    const journey = (await apiA.get(`/automations/${a.automationId}`)).body;
+    expect(journey).toMatchObject({ enabled: true, version: 1 });
+    expect((await apiA.get(`/automations/${a.automationId}/enrollments/${a.enrollmentId}`)).body).toMatchObject({
+      status: 'active',
+    });
   });
 
   it("API tokens: B lists only its own, and cannot revoke A's (404; A's token keeps working)", async () => {
@@ -858,6 +975,37 @@ describe('team isolation matrix', () => {
     ]);
     expect((await apiA.get(`/agents/${teamA.agentId}/documents`)).body.data).toEqual([]);
     expect((await apiA.get(`/agents/${teamA.agentId}/character`)).body).toMatchObject({ persona: null });
+  });
+
+  it("the agent hooks path: B's AGENT_AUTH_KEY is 401 on A's agent; A's key on B's agent too; A's hook and key intact", async () => {
+    const apiB = apiClient(server.baseUrl, teamB);
+    const keyB = (await apiB.post(`/agents/${teamB.agentId}/auth-keys`)).body.key;
+    const hooks = (agentId: string, key: string, query = '') =>
+      fetch(`${server.baseUrl}/agents/${agentId}/hooks${query}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'session.start' }),
+      });
+    expect((await hooks(teamA.agentId, keyB)).status).toBe(401);
+    expect((await hooks(teamA.agentId, keyB, '?source=a-src')).status).toBe(401);
+    expect((await hooks(teamB.agentId, a.authKey)).status).toBe(401);
+    expect((await hooks(teamA.agentId, a.authKey)).status).toBe(200);
+    // A's hook under B's own agent is not found either.
+    for (const method of ['GET', 'PATCH', 'DELETE'])
+      expect(
+        (
+          await apiB.call(
+            method,
+            `/agents/${teamB.agentId}/hook-rules/${a.hookId}`,
+            method === 'PATCH' ? { enabled: false } : undefined,
+          )
+        ).status,
+      ).toBe(404);
+    const apiA = apiClient(server.baseUrl, teamA);
+    expect((await apiA.get(`/agents/${teamA.agentId}/hook-rules/${a.hookId}`)).body).toMatchObject({ enabled: true });
+    expect((await apiA.get(`/agents/${teamA.agentId}/auth-keys`)).body.data.map((k: any) => k.id)).toEqual([
+      a.authKeyId,
+    ]);
   });
 
   it("OAuth: B's client learns nothing of A's token by introspection and cannot revoke it", async () => {

@@ -289,6 +289,49 @@ describe('approval and unsubscribe pages in a real browser', () => {
     expect(complaints).toEqual([]);
   });
 
+  it("an external runtime's permission.request: the tool and its input on a phone, approved in the browser, the runtime told so", async () => {
+    const key = (await suite.api.post(`/agents/${suite.team.agentId}/auth-keys`)).body.key as string;
+    const hooks = `${suite.server.baseUrl}/agents/${suite.team.agentId}/hooks`;
+    const asked = (await (
+      await fetch(`${hooks}?wait=0`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          type: 'permission.request',
+          tool: 'Bash',
+          input: { command: 'npm publish --access public ./packages/design-tokens-and-brand-guidelines' },
+          requestId: `browser-${Date.now()}`,
+        }),
+      })
+    ).json()) as { decision: string; executionId: string; pollUrl: string };
+    expect(asked.decision).toBe('pending');
+    const link = await suite.api.post(`/warp-executions/${asked.executionId}/approval-link`);
+    expect(link.status).toBe(201);
+
+    const { page, complaints } = await openPage(PHONE);
+    expect((await page.goto(link.body.url))!.status()).toBe(200);
+    const text = await page.locator('main').innerText();
+    expect(text).toContain('Let the agent use Bash?');
+    expect(text).toMatch(/Tool\s+Bash/);
+    expect(text).toContain('npm publish --access public');
+    expect(text).toContain(AGENT_NAME);
+    await expectNothingOverflows(page, PHONE.width);
+    await screenshot(page, 'approval-7-agent-permission-phone');
+    const [answer] = await Promise.all([
+      page.waitForNavigation(),
+      page.getByRole('button', { name: 'Approve' }).click(),
+    ]);
+    expect(answer!.status()).toBe(200);
+    // The platform runs nothing here: the agent's runtime does, once told.
+    expect(await page.locator('main').innerText()).toContain(
+      'You approved this request; it was passed on: the agent may go ahead.',
+    );
+    await screenshot(page, 'approval-8-agent-permission-approved-phone');
+    const polled = await fetch(`${asked.pollUrl}?wait=10`, { headers: { authorization: `Bearer ${key}` } });
+    expect(await polled.json()).toMatchObject({ decision: 'approved', executionId: asked.executionId });
+    expect(complaints).toEqual([]);
+  });
+
   it('an unsubscribe link from a real campaign email: confirm in the browser, see it done, the contact is opted out', async () => {
     const reader = await contact('Mary Jackson');
     await suite.api.call('PATCH', `/contacts/${reader.id}`, { marketingConsent: 'granted' });

@@ -1,8 +1,6 @@
-import { createDb, Db, migrateLatest } from '../../db/knex';
-import { createDatabase, dropDatabase } from '../../db/postgres';
 import { FakeWebhookReceiver } from '../fakes/webhookReceiver';
-import { startWorkerProcess, WorkerProcess } from '../setup/stack';
-import { apiClient, ApiClient, newTeam, sleep, startTestApi } from '../support/helpers';
+import { apiClient, ApiClient, newTeam, sleep } from '../support/helpers';
+import { useOwnDatabase } from '../support/ownDatabase';
 
 /**
  * Crashes and outages, against real worker processes. The suite has a database and a task queue
@@ -11,36 +9,17 @@ import { apiClient, ApiClient, newTeam, sleep, startTestApi } from '../support/h
  */
 describe('outbound webhooks across crashes and outages', () => {
   const taskQueue = `webhooks-crash-${process.pid}`;
-  const dbName = `tap_events_${Date.now()}_${process.pid}`;
-  const serverUrl = process.env.DATABASE_URL!.replace(/\/[^/?]*(\?.*)?$/, '/postgres');
-  let databaseUrl: string;
-  let db: Db;
-  let server: Awaited<ReturnType<typeof startTestApi>>;
+  const stack = useOwnDatabase('events', taskQueue);
   let receiver: FakeWebhookReceiver;
-  const workers: WorkerProcess[] = [];
-  const startWorker = async () => {
-    const worker = await startWorkerProcess({ DATABASE_URL: databaseUrl, TEMPORAL_TASK_QUEUE: taskQueue });
-    workers.push(worker);
-    return worker;
-  };
-
   beforeAll(async () => {
-    databaseUrl = await createDatabase(serverUrl, dbName);
-    db = createDb(databaseUrl, { max: 5 });
-    await migrateLatest(db);
-    server = await startTestApi(db, { DATABASE_URL: databaseUrl, TEMPORAL_TASK_QUEUE: taskQueue });
     receiver = await new FakeWebhookReceiver().start();
   });
   afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
     await receiver?.stop();
-    await server?.close();
-    await db?.destroy();
-    await dropDatabase(serverUrl, dbName).catch(() => undefined);
   });
 
   async function teamWithEndpoint(path: string): Promise<{ api: ApiClient; endpointId: string }> {
-    const api = apiClient(server.baseUrl, await newTeam(db, 'wh-crash'));
+    const api = apiClient(stack.server.baseUrl, await newTeam(stack.db, 'wh-crash'));
     const created = await api.post('/webhooks/endpoints', { url: receiver.url(path), eventTypes: ['contact.created'] });
     expect(created.status).toBe(201);
     receiver.setSecret(path, created.body.secret);
@@ -69,17 +48,17 @@ describe('outbound webhooks across crashes and outages', () => {
     const { api, endpointId } = await teamWithEndpoint('/late');
     const ids = await createContacts(api, 6, 'late');
     // The contacts committed with their events; nothing has dispatched them yet.
-    const events = await db('platform_events').whereIn('subject', ids);
+    const events = await stack.db('platform_events').whereIn('subject', ids);
     expect(events).toHaveLength(6);
     expect(events.every((e) => e.type === 'contact.created' && e.dispatched_at === null)).toBe(true);
 
     // Two workers race for the same outbox rows (FOR UPDATE SKIP LOCKED; deterministic delivery ids).
-    await Promise.all([startWorker(), startWorker()]);
+    await Promise.all([stack.startWorker(), stack.startWorker()]);
     await receiver.waitFor(() => receiver.forPath('/late').length >= 6, 60_000);
     await sleep(1500);
     expectEachOnce('/late', ids);
-    expect(await db('platform_events').whereIn('subject', ids).whereNull('dispatched_at')).toEqual([]);
-    const deliveries = await db('webhook_deliveries').where({ endpoint_id: endpointId });
+    expect(await stack.db('platform_events').whereIn('subject', ids).whereNull('dispatched_at')).toEqual([]);
+    const deliveries = await stack.db('webhook_deliveries').where({ endpoint_id: endpointId });
     expect(deliveries).toHaveLength(6);
     expect(deliveries.every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true);
   });
@@ -90,7 +69,7 @@ describe('outbound webhooks across crashes and outages', () => {
     const ids = await createContacts(api, 5, 'flaky');
     // Every delivery has failed its first attempt (connection refused) and waits for its next.
     await waitFor(async () => {
-      const rows = await db('webhook_deliveries').where({ endpoint_id: endpointId });
+      const rows = await stack.db('webhook_deliveries').where({ endpoint_id: endpointId });
       return rows.length === 5 && rows.every((d) => d.attempts >= 1);
     });
     const first = await api.get(`/webhooks/endpoints/${endpointId}/deliveries?status=pending`);
@@ -103,7 +82,7 @@ describe('outbound webhooks across crashes and outages', () => {
     await receiver.waitFor(() => receiver.distinctIds('/flaky').length >= 5, 60_000);
     expectEachOnce('/flaky', ids);
     await waitFor(async () =>
-      (await db('webhook_deliveries').where({ endpoint_id: endpointId })).every((d) => d.status === 'delivered'),
+      (await stack.db('webhook_deliveries').where({ endpoint_id: endpointId })).every((d) => d.status === 'delivered'),
     );
     const attempts = await api.get(`/webhooks/endpoints/${endpointId}/deliveries/${first.body.data[0].id}/attempts`);
     expect(attempts.body.data.map((a: any) => a.statusCode)).toEqual([null, 204]);
@@ -114,15 +93,15 @@ describe('outbound webhooks across crashes and outages', () => {
     receiver.failWith503();
     const ids = await createContacts(api, 4, 'killed');
     await waitFor(async () => {
-      const rows = await db('webhook_deliveries').where({ endpoint_id: endpointId });
+      const rows = await stack.db('webhook_deliveries').where({ endpoint_id: endpointId });
       return rows.length === 4 && rows.every((d) => d.attempts >= 1 && d.last_status_code === 503);
     });
-    await Promise.all(workers.splice(0).map((w) => w.kill()));
+    await stack.killWorkers();
     await receiver.recover();
-    await startWorker();
+    await stack.startWorker();
     await receiver.waitFor(() => receiver.distinctIds('/killed').length >= 4, 90_000);
     await waitFor(async () =>
-      (await db('webhook_deliveries').where({ endpoint_id: endpointId })).every((d) => d.status === 'delivered'),
+      (await stack.db('webhook_deliveries').where({ endpoint_id: endpointId })).every((d) => d.status === 'delivered'),
     );
     expectEachOnce('/killed', ids);
     const delivered = await api.get(`/webhooks/endpoints/${endpointId}/deliveries?status=delivered`);

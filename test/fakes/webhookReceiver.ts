@@ -26,6 +26,8 @@ export class FakeWebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
   /** How many POSTs were refused (503 while unavailable, 401 on a bad signature). */
   refused = 0;
+  /** How long a verified POST waits for its 204 (a receiver doing some work). */
+  latencyMs = 0;
   private unavailable = false;
 
   async start(): Promise<this> {
@@ -111,7 +113,7 @@ export class FakeWebhookReceiver {
             data: payload.data,
             headers: req.headers,
           });
-          res.writeHead(204).end();
+          setTimeout(() => res.writeHead(204).end(), this.latencyMs);
         } catch {
           this.refused++;
           res.writeHead(401).end('bad signature');

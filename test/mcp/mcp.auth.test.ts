@@ -5,6 +5,7 @@ import * as client from 'openid-client';
 import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
 import { createAgent } from '../../services/agents/agents';
+import { TOOLS } from '../../mcp/tools';
 import { apiClient, newTeam, startTestApi, testDb } from '../support/helpers';
 import { callTool, failing, InMemoryHostProvider, mcpClient, ok } from '../support/mcpHelpers';
 import { authorizeInBrowser, codeFlow, REDIRECT_URI, registerClient, withPassword } from '../support/oauthHelpers';
@@ -149,7 +150,7 @@ describe('MCP authentication and endpoints', () => {
   });
 
   it("/mcp/apps/{slug} serves one installed app's tools; unknown apps are 404, uninstalled ones 403", async () => {
-    expect((await post(`${mcpUrl}/apps/board`, { authorization: `Bearer ${owner.token}` })).status).toBe(404);
+    expect((await post(`${mcpUrl}/apps/no-such-app`, { authorization: `Bearer ${owner.token}` })).status).toBe(404);
     const notInstalled = await post(`${mcpUrl}/apps/campaigns`, { authorization: `Bearer ${owner.token}` });
     expect(notInstalled.status).toBe(403);
     expect(((await notInstalled.json()) as any).error.code).toBe('app_not_installed');
@@ -269,8 +270,31 @@ describe('MCP authentication and endpoints', () => {
       readOnly: false,
     });
     expect(names).toEqual(expect.arrayContaining(['prompt_agent', 'list_rooms', 'get_room_messages']));
-    // Nothing that does not work is advertised.
-    expect(names).not.toContain('create_automation');
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'create_team',
+        'update_team',
+        'update_team_place',
+        'update_team_settings',
+        'search',
+        'studio_send',
+        'studio_produce',
+        'studio_wait',
+        'studio_export',
+        'create_private_app',
+      ]),
+    );
+    expect(names).toEqual(expect.arrayContaining(['list_hooks', 'create_hook', 'toggle_hook', 'delete_hook']));
+    // The card previews every live tool, each with its app: the Automations app's too, now that they work.
+    expect(card.tools.find((t: any) => t.name === 'create_automation')).toMatchObject({
+      app: 'automations',
+      readOnly: false,
+    });
+    expect(names).toEqual(
+      expect.arrayContaining(['list_automations', 'get_automation', 'list_enrollments', 'exit_enrollment']),
+    );
+    // Nothing that does not work is advertised: the card lists exactly the live tools.
+    expect([...names].sort()).toEqual(TOOLS.map((t) => t.name).sort());
   });
 
   it('an OAuth token acts for the team and agent of its grant, whatever header it sends', async () => {

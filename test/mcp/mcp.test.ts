@@ -40,8 +40,19 @@ const AGENT_KNOWLEDGE_TOOLS = [
 /** Talking to the agent: prompt_agent and the rooms its conversations live in. */
 const ROOM_TOOLS = ['get_room_messages', 'list_rooms', 'prompt_agent'];
 /** Warps (issue 16 § 1): execute, and the team's private warps. */
-const WARP_TOOLS = ['create_private_warp', 'execute', 'list_private_warps'];
-const CORE_TOOLS = [...PLATFORM_CORE_TOOLS, ...AGENT_KNOWLEDGE_TOOLS, ...ROOM_TOOLS, ...WARP_TOOLS].sort();
+const WARP_TOOLS = ['create_private_app', 'create_private_warp', 'execute', 'list_private_warps'];
+/** Team admin and search (issue 16 § 6). */
+const TEAM_TOOLS = ['create_team', 'search', 'update_team', 'update_team_place', 'update_team_settings'];
+/** The Studio (issue 16 § 6). */
+const STUDIO_TOOLS = ['studio_export', 'studio_produce', 'studio_send', 'studio_wait'];
+const CORE_TOOLS = [
+  ...PLATFORM_CORE_TOOLS,
+  ...AGENT_KNOWLEDGE_TOOLS,
+  ...ROOM_TOOLS,
+  ...WARP_TOOLS,
+  ...TEAM_TOOLS,
+  ...STUDIO_TOOLS,
+].sort();
 const ARTIFACT_TOOLS = [
   'create_artifact',
   'delete_artifact',
@@ -59,6 +70,16 @@ const CAMPAIGN_TOOLS = [
   'send_campaign',
 ];
 const CONTACT_TOOLS = ['create_segment', 'delete_segment', 'list_segments'];
+const HOOK_TOOLS = ['create_hook', 'delete_hook', 'list_hooks', 'toggle_hook'];
+const AUTOMATION_TOOLS = [
+  'create_automation',
+  'exit_enrollment',
+  'get_automation',
+  'list_automations',
+  'list_enrollments',
+  'set_automation_enabled',
+  'update_automation_steps',
+];
 
 describe('MCP', () => {
   const suite = useProviderSuite('mcp', { MCP_CREDITS: JSON.stringify({ free: 50, pro: 100_000 }) });
@@ -143,6 +164,8 @@ describe('MCP', () => {
       ['artifacts', false],
       ['campaigns', false],
       ['contacts', false],
+      ['board', false],
+      ['automations', false],
     ]);
   });
 
@@ -161,7 +184,17 @@ describe('MCP', () => {
       installedAt: null,
     });
     expect(await listedNames()).not.toContain('create_segment');
-    expect((await suite.api.call('PUT', '/apps/board')).status).toBe(404);
+    expect((await suite.api.call('PUT', '/apps/not-an-app')).status).toBe(404);
+    // Board: the hook tools, listed once it is installed.
+    await suite.api.call('PUT', '/apps/board');
+    expect(await listedNames()).toEqual([...CORE_TOOLS, ...ARTIFACT_TOOLS, ...CAMPAIGN_TOOLS, ...HOOK_TOOLS].sort());
+    await suite.api.call('DELETE', '/apps/board');
+    // Automations: the journey tools.
+    await suite.api.call('PUT', '/apps/automations');
+    expect(await listedNames()).toEqual(
+      [...CORE_TOOLS, ...ARTIFACT_TOOLS, ...CAMPAIGN_TOOLS, ...AUTOMATION_TOOLS].sort(),
+    );
+    await suite.api.call('DELETE', '/apps/automations');
     await installAll();
   });
 

@@ -154,3 +154,34 @@ export async function codeFlow(
   const run = await authorizeInBrowser(url, user, consent);
   return { ...run, verifier, state, url };
 }
+
+/** A team's backend: a confidential client_credentials client registered by a member, and its mcp:use token. */
+export async function teamClientCredentials(
+  serverUrl: string,
+  team: Pick<TestTeam, 'slug' | 'token'>,
+  clientName = `${team.slug} backend`,
+): Promise<{ token: string; client: { id: string; secret: string } }> {
+  const registered = (await (
+    await fetch(`${serverUrl}/oauth/register`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${team.token}`,
+        'x-team-slug': team.slug,
+      },
+      body: JSON.stringify({ client_name: clientName, grant_types: ['client_credentials'] }),
+    })
+  ).json()) as any;
+  const basic = `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}`;
+  const token = (await (
+    await fetch(`${serverUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { authorization: basic },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:use' }),
+    })
+  ).json()) as any;
+  return {
+    token: token.access_token as string,
+    client: { id: registered.client_id as string, secret: registered.client_secret as string },
+  };
+}

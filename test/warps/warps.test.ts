@@ -162,15 +162,24 @@ describe('warps', () => {
         inputs: { campaignId: 'cmp_x', email: 'a@b.test', delay: '2 weeks' },
       }),
     ).toMatchObject({ code: 'validation_error' });
+    // svc-automation-enroll names its automation (test/automations runs it for real).
     expect(
       await failing(mcp, 'execute', { warp: 'svc-automation-enroll', inputs: { contactId: 'ct_1' } }),
-    ).toMatchObject({ code: 'not_available' });
+    ).toMatchObject({ code: 'validation_error', details: { issues: [{ path: 'automationId' }] } });
+    expect(
+      await failing(mcp, 'execute', {
+        warp: 'svc-automation-enroll',
+        inputs: { automationId: 'au_nope', email: 'a@b.test' },
+      }),
+    ).toMatchObject({ code: 'unknown_automation' });
 
     const http = await suite.api.post('/warps/no-such-warp/execute', { inputs: {} });
     expect(http.status).toBe(404);
     expect(http.body.error.code).toBe('unknown_warp');
-    const enroll = await suite.api.post('/warps/svc-automation-enroll/execute', {});
-    expect([enroll.status, enroll.body.error.code]).toEqual([422, 'not_available']);
+    const enroll = await suite.api.post('/warps/svc-automation-enroll/execute', {
+      inputs: { automationId: 'au_nope', email: 'a@b.test' },
+    });
+    expect([enroll.status, enroll.body.error.code]).toEqual([422, 'unknown_automation']);
   });
 
   it('manual mode: a sensitive warp answers pending, a person approves, it runs; a send to one contact waits too', async () => {

@@ -9,7 +9,7 @@ import type { Principal } from '../../services/identity/principal';
 import { AppContext, buildAppContext } from '../../services/platform/context';
 import { newId } from '../../services/platform/ids';
 import { campaignContactWorkflowId } from '../../services/warps/campaignContact';
-import { privateWarpWorkflowId } from '../../services/warps/privateWarps';
+import { privateWarpWorkflowId } from '../../services/warps/privateWarpRuns';
 import {
   approve,
   campaignContactWorkflowName,

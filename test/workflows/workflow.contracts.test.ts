@@ -5,7 +5,11 @@ import { campaignWorkflowName } from '../../workflows/contracts/campaign';
 import { campaignContactWorkflowName } from '../../workflows/contracts/campaignContact';
 import { privateWarpWorkflowName } from '../../workflows/contracts/privateWarp';
 import { roomWorkflowName, turnWorkflowName } from '../../workflows/contracts/room';
+import { studioProduceWorkflowName } from '../../workflows/contracts/studioProduce';
+import { webhookBatchWorkflowName } from '../../workflows/contracts/webhookBatch';
 import { webhookDeliveryWorkflowName } from '../../workflows/contracts/webhookDelivery';
+import { hookRunWorkflowName } from '../../workflows/contracts/hookRun';
+import { enrollmentWorkflowName } from '../../workflows/contracts/enrollment';
 import { deliveryWorkflowName } from '../../workflows/contracts/delivery';
 import { jobWorkflowName } from '../../workflows/contracts/job';
 import { warpExecutionWorkflowName } from '../../workflows/contracts/warpExecution';
@@ -117,6 +121,10 @@ describe('workflow contracts and layering', () => {
         privateWarpWorkflowName,
         campaignContactWorkflowName,
         webhookDeliveryWorkflowName,
+        webhookBatchWorkflowName,
+        studioProduceWorkflowName,
+        hookRunWorkflowName,
+        enrollmentWorkflowName,
       ].sort(),
     ).toEqual(registered);
   });

@@ -6,16 +6,16 @@ import { createLogger } from '../../logger';
 import { AppContext, buildAppContext } from '../../services/platform/context';
 import { postMessage } from '../../services/rooms/messages';
 import { findOrCreateRoom } from '../../services/rooms/rooms';
-import { roomProgress, roomWorkflowId, turnProgress, turnWorkflowId } from '../../workflows/contracts/room';
+import { cancelTurn, roomProgress, roomWorkflowId } from '../../workflows/contracts/room';
 import { approve, decline } from '../../workflows/contracts/warpExecution';
 import { FakeModelServer, startModelServer } from '../fakes/modelServer';
 import { recordHistory, sleep, useWorkflowSuite } from '../support/helpers';
 
 /**
- * The room and turn workflows on the Temporal test environment, with their real activities,
- * Postgres and the fake model over HTTP. RECORD_HISTORIES=1 saves the replay histories.
+ * The room workflow and the turns it runs on the Temporal test environment, with their real
+ * activities, Postgres and the fake model over HTTP. RECORD_HISTORIES=1 saves the replay histories.
  */
-describe('room and turn workflows on the Temporal test environment', () => {
+describe('the room workflow and its turns on the Temporal test environment', () => {
   const taskQueue = 'room-unit';
   let fake: FakeModelServer;
   let ctx: AppContext;
@@ -63,6 +63,15 @@ describe('room and turn workflows on the Temporal test environment', () => {
     (await findOrCreateRoom(suite.db, suite.team.teamId, suite.team.agentId, name, suite.team.userId)).room;
   const turnRow = (turnId: string) => suite.db('room_turns').where({ id: turnId }).first();
   const setMode = (mode: 'auto' | 'manual') => suite.db('agents').where({ id: suite.team.agentId }).update({ mode });
+  const roomOf = (roomId: string) => suite.env.client.workflow.getHandle(roomWorkflowId(roomId));
+  async function turnEnded(turnId: string) {
+    let row = await turnRow(turnId);
+    for (let i = 0; i < 150 && !['completed', 'failed'].includes(row.status); i++) {
+      await sleep(100);
+      row = await turnRow(turnId);
+    }
+    return row;
+  }
 
   it('queues two messages and runs their turns one after the other, then reports progress', async () => {
     await setMode('auto');
@@ -73,24 +82,32 @@ describe('room and turn workflows on the Temporal test environment', () => {
     const handle = suite.env.client.workflow.getHandle(roomWorkflowId(r.id));
     const progress = await handle.query(roomProgress);
     expect([progress.current, ...progress.queued]).toEqual([one.turnId, two.turnId].slice(progress.current ? 0 : 1));
-    const secondTurn = suite.env.client.workflow.getHandle(turnWorkflowId(two.turnId));
-    for (let i = 0; i < 100 && (await turnRow(two.turnId)).status !== 'completed'; i++) await sleep(100);
-    expect(await secondTurn.result()).toEqual({ status: 'completed', steps: 1 });
-    expect(await secondTurn.query(turnProgress)).toMatchObject({ status: 'completed', step: 1, toolInFlight: null });
+    // While the first turn runs (its model takes 300 ms to its first token), the room shows where it is.
+    let running = await handle.query(roomProgress);
+    for (let i = 0; i < 50 && running.current !== one.turnId; i++) running = await handle.query(roomProgress);
+    expect(running).toMatchObject({ current: one.turnId, queued: [two.turnId], turn: { status: 'running', step: 1 } });
+    expect(await turnEnded(two.turnId)).toMatchObject({ status: 'completed', steps: 1 });
     const [first, second] = [await turnRow(one.turnId), await turnRow(two.turnId)];
     expect(first.status).toBe('completed');
     expect(new Date(first.completed_at).getTime()).toBeLessThanOrEqual(new Date(second.completed_at).getTime());
-    expect((await handle.query(roomProgress)).turnsRun).toBe(2);
-    const described = await secondTurn.describe();
+    expect(await handle.query(roomProgress)).toMatchObject({ current: null, turn: null, queued: [], turnsRun: 2 });
+    // What the Temporal UI shows of the room.
+    const metadata = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toBe('Waiting for messages; 2 turns run in this run');
+    // Turns run in the room itself: no turn workflow of their own.
+    const described = await handle.describe();
     expect(described.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
       expect.arrayContaining([
         ['TeamSlug', suite.team.slug],
-        ['BusinessId', two.turnId],
-        ['JobType', 'agent.turn'],
+        ['BusinessId', r.id],
+        ['JobType', 'agent.room'],
       ]),
     );
+    const children = (await handle.fetchHistory()).events!.filter(
+      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
+    );
+    expect(children).toHaveLength(0);
     recordHistory(suite.env, 'room-two-turns', roomWorkflowId(r.id));
-    recordHistory(suite.env, 'turn-answer', turnWorkflowId(two.turnId));
   });
 
   async function sensitiveTurn(name: string) {
@@ -107,46 +124,75 @@ describe('room and turn workflows on the Temporal test environment', () => {
       (request) => ({ text: `Outcome: ${request.body.messages.at(-1)!.content}` }),
     );
     const posted = await postMessage(ctx, team(), r, 'Clear the old key', suite.team.userId);
-    const turn = suite.env.client.workflow.getHandle(turnWorkflowId(posted.turnId));
     let state = await turnRow(posted.turnId);
     for (let i = 0; i < 100 && state?.status !== 'waiting_approval'; i++) {
       await sleep(100);
       state = await turnRow(posted.turnId);
     }
-    const progress = await turn.query(turnProgress);
-    expect(progress).toMatchObject({ status: 'waiting_approval', toolInFlight: 'secret_clear' });
-    return { posted, turn, executionId: progress.executionId! };
+    const handle = roomOf(r.id);
+    const progress = await handle.query(roomProgress);
+    expect(progress).toMatchObject({
+      current: posted.turnId,
+      turn: { status: 'waiting_approval', toolInFlight: 'secret_clear', step: 1 },
+    });
+    return { r, handle, posted, executionId: progress.turn!.executionId! };
   }
 
   it('waits for approval of a sensitive tool call, then runs it and goes on with its result', async () => {
-    const { posted, turn, executionId } = await sensitiveTurn('approved');
+    const { r, posted, executionId } = await sensitiveTurn('approved');
     await suite.env.client.workflow.getHandle(`warp-${executionId}`).executeUpdate(approve, { args: [{}] });
-    expect(await turn.result()).toEqual({ status: 'completed', steps: 2 });
+    expect(await turnEnded(posted.turnId)).toMatchObject({ status: 'completed', steps: 2 });
     const call = await suite.db('tool_calls').where({ turn_id: posted.turnId }).first();
     expect(call).toMatchObject({ status: 'succeeded', execution_id: executionId });
     expect(await suite.db('agent_secrets').where({ key: 'OLD_APPROVED' })).toHaveLength(0);
     expect((await turnRow(posted.turnId)).status).toBe('completed');
-    recordHistory(suite.env, 'turn-approval-approved', turnWorkflowId(posted.turnId));
+    recordHistory(suite.env, 'room-approval-approved', roomWorkflowId(r.id));
   });
 
   it('a declined call is answered as declined and the turn goes on', async () => {
-    const { posted, turn, executionId } = await sensitiveTurn('declined');
+    const { r, posted, executionId } = await sensitiveTurn('declined');
     await suite.env.client.workflow.getHandle(`warp-${executionId}`).signal(decline, { reason: 'not now' });
-    expect(await turn.result()).toEqual({ status: 'completed', steps: 2 });
+    expect(await turnEnded(posted.turnId)).toMatchObject({ status: 'completed', steps: 2 });
     const call = await suite.db('tool_calls').where({ turn_id: posted.turnId }).first();
     expect(call.status).toBe('declined');
     expect(call.result.error.message).toMatch(/not now/);
     expect(await suite.db('agent_secrets').where({ key: 'OLD_DECLINED' })).toHaveLength(1);
     const reply = await suite.db('room_messages').where({ turn_id: posted.turnId, role: 'assistant' }).orderBy('seq');
     expect(reply.at(-1).content).toMatch(/^Outcome: .*declined/);
-    recordHistory(suite.env, 'turn-approval-declined', turnWorkflowId(posted.turnId));
+    recordHistory(suite.env, 'room-approval-declined', roomWorkflowId(r.id));
   });
 
   it('an approval nobody gives expires (APPROVAL_TTL_SECONDS) and the turn goes on', async () => {
-    const { posted, turn } = await sensitiveTurn('expired');
-    expect(await turn.result()).toEqual({ status: 'completed', steps: 2 });
+    const { r, posted } = await sensitiveTurn('expired');
+    expect(await turnEnded(posted.turnId)).toMatchObject({ status: 'completed', steps: 2 });
     expect((await suite.db('tool_calls').where({ turn_id: posted.turnId }).first()).status).toBe('expired');
     expect(await suite.db('agent_secrets').where({ key: 'OLD_EXPIRED' })).toHaveLength(1);
-    recordHistory(suite.env, 'turn-approval-expired', turnWorkflowId(posted.turnId));
+    recordHistory(suite.env, 'room-approval-expired', roomWorkflowId(r.id));
+  });
+
+  it("an operator's cancelTurn ends a stuck turn as cancelled, and the room takes the next message", async () => {
+    const { r, handle, posted, executionId } = await sensitiveTurn('cancelled');
+    fake.script({ text: 'next one answered' });
+    const next = await postMessage(ctx, team(), r, 'And now?', suite.team.userId);
+    await handle.signal(cancelTurn, { turnId: posted.turnId });
+    expect(await turnEnded(posted.turnId)).toMatchObject({
+      status: 'failed',
+      error: { error: { code: 'turn_cancelled' } },
+    });
+    expect(await turnEnded(next.turnId)).toMatchObject({ status: 'completed' });
+    // The approval it waited on is not left open.
+    const approval = await suite.env.client.workflow.getHandle(`warp-${executionId}`).describe();
+    expect(approval.status.name).not.toBe('RUNNING');
+    expect(await suite.db('agent_secrets').where({ key: 'OLD_CANCELLED' })).toHaveLength(1);
+  });
+
+  it('a room an operator cancels ends its running and queued turns as cancelled, each on its stream', async () => {
+    const { r, handle, posted } = await sensitiveTurn('room-cancelled');
+    const queued = await postMessage(ctx, team(), r, 'Anything else?', suite.team.userId);
+    await handle.cancel();
+    for (const turnId of [posted.turnId, queued.turnId])
+      expect(await turnEnded(turnId)).toMatchObject({ status: 'failed', error: { error: { code: 'turn_cancelled' } } });
+    const events = await suite.db('room_events').where({ room_id: r.id, type: 'turn.failed' }).select('data');
+    expect(events.map((e) => e.data.turnId).sort()).toEqual([posted.turnId, queued.turnId].sort());
   });
 });

@@ -1,9 +1,10 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ErrorBody } from './errorBody';
 
 /**
- * The contract of a room (`room-<roomId>`) and of its turns (`turn-<turnId>`). Payloads carry ids
- * only: the transcript, the tool arguments and the model's words stay in Postgres.
+ * The contract of a room (`room-<roomId>`), which runs its turns itself, one at a time. Turns
+ * that rooms started as children (`turn-<turnId>`) before that keep their own contract below.
+ * Payloads carry ids only: the transcript, the tool arguments and the model's words stay in Postgres.
  */
 
 export const roomWorkflowName = 'roomWorkflow';
@@ -30,10 +31,15 @@ export const queueTurn = defineUpdate<{ position: number }, [QueueTurn]>('queueT
 export interface RoomProgress {
   /** The turn running now. */
   current: string | null;
+  /** Where the current turn is (null between turns). */
+  turn: TurnProgress | null;
   queued: string[];
   turnsRun: number;
 }
 export const roomProgress = defineQuery<RoomProgress>('progress');
+
+/** An operator's way out of a stuck turn: the turn ends `failed` (`turn_cancelled`) and the room takes the next one. */
+export const cancelTurn = defineSignal<[{ turnId: string }]>('cancelTurn');
 
 export type RoomWorkflow = (args: RoomArgs) => Promise<void>;
 

@@ -1,7 +1,8 @@
 /**
  * The contract of `webhook-delivery-<deliveryId>`: one event to one endpoint, attempted on the
- * retry schedule below until the receiver answers 2xx (docs/EVENTS.md). The dispatcher starts it;
- * the worker's webhook activities implement the attempt.
+ * retry schedule below until the receiver answers 2xx (docs/EVENTS.md). A delivery whose first
+ * attempt, made in its batch (`webhook-batch-<id>`), failed gets one, started by the batch at
+ * attempt 2; the worker's webhook activities implement the attempt.
  */
 
 export const webhookDeliveryWorkflowName = 'webhookDeliveryWorkflow';
@@ -17,6 +18,8 @@ export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_SECONDS.length + 1;
 
 export interface WebhookDeliveryInput {
   deliveryId: string;
+  /** The attempt to start at, after the wait before it (a batch made attempt 1); absent: 1. */
+  firstAttempt?: number;
 }
 
 export interface WebhookAttemptInput {

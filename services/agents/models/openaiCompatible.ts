@@ -3,13 +3,39 @@ import { APICallError, jsonSchema, RetryError, streamText, tool, type ModelMessa
 import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, ChatTool } from './chatModel';
 import { ModelError } from './chatModel';
 
+/** How long a model may take to start answering (a long prompt on a CPU, a reasoning model) before the call is given up. */
+export const DEFAULT_MODEL_FIRST_TOKEN_MS = 300_000;
+/** How long a model that has started answering may then send nothing before the call is given up as stalled. */
+export const DEFAULT_MODEL_STALL_MS = 120_000;
+
+/** Parts that carry the model's own answer (the SDK's start and step markers do not). */
+const ANSWER_PARTS = new Set([
+  'text-delta',
+  'reasoning-delta',
+  'tool-input-start',
+  'tool-input-delta',
+  'tool-call',
+  'finish',
+]);
+
 /**
  * The real model: any server speaking the OpenAI chat-completions API (OpenAI, Ollama, vLLM,
  * llama.cpp, LM Studio, …), through the `ai` SDK. One `stream()` is one model call, one step:
  * tools are declared without `execute`, so the SDK never runs them; the turn runs them and calls
- * again with the results. Retries are the activity's (Temporal's), never the SDK's.
+ * again with the results. Retries are the activity's (Temporal's), never the SDK's. A server
+ * that keeps the connection open but does not start answering within `firstTokenMs`, or then
+ * goes silent for `stallMs`, fails the call as retryable: the activity's heartbeat alone would
+ * keep such a call alive until its 10-minute timeout.
  */
-export function openAiCompatibleModel(settings: { baseUrl: string; apiKey?: string | null; model: string }): ChatModel {
+export function openAiCompatibleModel(settings: {
+  baseUrl: string;
+  apiKey?: string | null;
+  model: string;
+  firstTokenMs?: number;
+  stallMs?: number;
+}): ChatModel {
+  const firstTokenMs = settings.firstTokenMs ?? DEFAULT_MODEL_FIRST_TOKEN_MS;
+  const stallMs = settings.stallMs ?? DEFAULT_MODEL_STALL_MS;
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const provider = createOpenAICompatible({
     name: 'openai-compatible',
@@ -23,14 +49,19 @@ export function openAiCompatibleModel(settings: { baseUrl: string; apiKey?: stri
   return {
     label: `${settings.model}@${baseUrl}`,
     async *stream(request: ChatRequest): AsyncIterable<ChatEvent> {
+      const stalled = new AbortController();
+      let silence = firstTokenMs;
+      let stallTimer = setTimeout(() => stalled.abort(), silence);
       const result = streamText({
         model: languageModel,
         messages: toModelMessages(request.messages),
         tools: request.tools.length > 0 ? toToolSet(request.tools) : undefined,
         // Our system messages (persona, instructions, memories) are ours, not a user's text.
         allowSystemInMessages: true,
+        // Every chunk the server sends, as a `raw` part: once the answer has started, any chunk is a sign of life.
+        includeRawChunks: true,
         maxRetries: 0,
-        abortSignal: request.signal,
+        abortSignal: request.signal ? AbortSignal.any([request.signal, stalled.signal]) : stalled.signal,
         // Errors arrive as `error` parts below; the default handler would only log them a second time.
         onError: () => undefined,
       });
@@ -40,6 +71,11 @@ export function openAiCompatibleModel(settings: { baseUrl: string; apiKey?: stri
       const argumentsById = new Map<string, string>();
       try {
         for await (const part of result.fullStream) {
+          if (ANSWER_PARTS.has(part.type) || (part.type === 'raw' && silence === stallMs)) {
+            silence = stallMs;
+            clearTimeout(stallTimer);
+            stallTimer = setTimeout(() => stalled.abort(), silence);
+          }
           switch (part.type) {
             case 'text-delta':
               if (part.text) yield { type: 'text', text: part.text };
@@ -65,7 +101,7 @@ export function openAiCompatibleModel(settings: { baseUrl: string; apiKey?: stri
               throw toModelError(part.error);
             case 'abort':
               request.signal?.throwIfAborted();
-              throw new ModelError('the model call was aborted', true);
+              throw stalledError(stalled.signal, silence) ?? new ModelError('the model call was aborted', true);
             case 'finish':
               yield {
                 type: 'finish',
@@ -84,11 +120,16 @@ export function openAiCompatibleModel(settings: { baseUrl: string; apiKey?: stri
         // A stream cut mid-answer is not an `error` part: the SDK's read of the body throws out of
         // the iteration (an APICallError "Failed to process successful response", status 200).
         if (request.signal?.aborted) throw err;
-        throw toModelError(err);
+        throw stalledError(stalled.signal, silence) ?? toModelError(err);
+      } finally {
+        clearTimeout(stallTimer);
       }
     },
   };
 }
+
+const stalledError = (signal: AbortSignal, stallMs: number) =>
+  signal.aborted ? new ModelError(`the model sent nothing for ${stallMs / 1000} s`, true) : null;
 
 /**
  * The arguments as an object, or why not. Empty arguments are `{}`: several servers (Ollama,

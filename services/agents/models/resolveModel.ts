@@ -9,11 +9,13 @@ export interface AgentModelSettings {
   agentApiKey: string | null;
 }
 
-/** The platform's model (`config.ts`: AI_BASE_URL, AI_API_KEY, AI_MODEL). */
+/** The platform's model (`config.ts`: AI_BASE_URL, AI_API_KEY, AI_MODEL; MODEL_FIRST_TOKEN_SECONDS and MODEL_STALL_SECONDS for every model). */
 export interface PlatformModelConfig {
   AI_BASE_URL?: string;
   AI_API_KEY?: string;
   AI_MODEL: string;
+  MODEL_FIRST_TOKEN_SECONDS?: number;
+  MODEL_STALL_SECONDS?: number;
 }
 
 const sameServer = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
@@ -27,6 +29,8 @@ const sameServer = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace
  * uses its own key or none, so no agent setting can send the operator's key elsewhere.
  */
 export function modelFor(settings: AgentModelSettings, config: PlatformModelConfig): ChatModel {
+  const ms = (seconds: number | undefined) => (seconds !== undefined ? seconds * 1000 : undefined);
+  const limits = { firstTokenMs: ms(config.MODEL_FIRST_TOKEN_SECONDS), stallMs: ms(config.MODEL_STALL_SECONDS) };
   const agentBaseUrl = settings.agentBaseUrl?.trim() || null;
   const agentModel = settings.agentModel?.trim() || null;
   if (agentBaseUrl) {
@@ -36,6 +40,7 @@ export function modelFor(settings: AgentModelSettings, config: PlatformModelConf
       baseUrl: agentBaseUrl,
       apiKey: settings.agentApiKey ?? platformKey,
       model: agentModel ?? config.AI_MODEL,
+      ...limits,
     });
   }
   if (config.AI_BASE_URL) {
@@ -43,6 +48,7 @@ export function modelFor(settings: AgentModelSettings, config: PlatformModelConf
       baseUrl: config.AI_BASE_URL,
       apiKey: config.AI_API_KEY,
       model: agentModel ?? config.AI_MODEL,
+      ...limits,
     });
   }
   return offlineModel();

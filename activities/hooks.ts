@@ -1,0 +1,13 @@
+import type { AppContext } from '../services/platform/context';
+import { runHook } from '../services/hooks/runHook';
+import type { HookActivities } from '../workflows/contracts/hookRun';
+
+export interface HookActivityDeps {
+  /** Hook runs go through the same warp executor as MCP `execute`. */
+  appContext: AppContext;
+}
+
+/** The hook-run activity (services/hooks/runHook.ts). */
+export function createHookActivities({ appContext }: HookActivityDeps) {
+  return { runHook: (runId: string) => runHook(appContext, runId) } satisfies HookActivities;
+}

@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import type { TemporalGateway } from '../../temporal/client';
+import { contactEventHappened, enrollmentWorkflowId } from '../../workflows/contracts/enrollment';
+import { applySegment } from '../contacts/segments';
+import { enrollContact, startPendingEnrollments } from './enroll';
+import type { Trigger } from './schemas';
+
+/**
+ * What the events dispatcher does for automations (docs/AUTOMATIONS.md › Triggers and events),
+ * in the transaction that marks the events dispatched, so each event does it once:
+ * - an `event` trigger enrolls every contact the event names;
+ * - a `segment` trigger enrolls a contact that a contact.created / contact.updated event finds
+ *   in the segment and that was not in it when last seen (members are remembered per automation;
+ *   one that leaves the segment is forgotten, so it can enter again);
+ * - an enrollment waiting for this event type about this contact gets a queued signal.
+ * Then, outside the transaction, `startAutomationWork` starts the enrollments' workflows and
+ * sends the signals (each marked once sent; a repeat after a crash is dropped by the workflow).
+ */
+
+interface DispatchedEvent {
+  id: string;
+  team_id: string;
+  type: string;
+  data: unknown;
+}
+
+/** The contacts a platform event is about (docs/EVENTS.md › Event types). */
+export function contactsOfEvent(event: { type: string; data: unknown }): string[] {
+  const data = (event.data ?? {}) as {
+    contact?: { id?: unknown };
+    deliveries?: { contactId?: unknown }[];
+  };
+  if (event.type === 'contact.created' || event.type === 'contact.updated')
+    return typeof data.contact?.id === 'string' ? [data.contact.id] : [];
+  if (event.type === 'artifact.sent' && Array.isArray(data.deliveries))
+    return [...new Set(data.deliveries.map((d) => d?.contactId).filter((id): id is string => typeof id === 'string'))];
+  return [];
+}
+
+const signalId = (enrollmentId: string, eventId: string) =>
+  `asg_${createHash('sha256').update(`${enrollmentId}\n${eventId}`).digest('hex').slice(0, 32)}`;
+
+const SEGMENT_EVENTS = new Set(['contact.created', 'contact.updated']);
+
+/** Answers how many enrollments and signals it queued. */
+export async function queueAutomationWork(trx: Knex.Transaction, events: DispatchedEvent[]): Promise<number> {
+  const named = events.map((event) => ({ event, contacts: contactsOfEvent(event) })).filter((n) => n.contacts.length);
+  if (!named.length) return 0;
+  const teams = [...new Set(named.map((n) => n.event.team_id))];
+  const contactIds = [...new Set(named.flatMap((n) => n.contacts))];
+  // A contact deleted since its event enrolls nothing.
+  const existing = new Set<string>(
+    await trx('contacts').whereIn('team_id', teams).whereIn('id', contactIds).pluck('id'),
+  );
+  let queued = 0;
+
+  const waiting: { id: string; team_id: string; contact_id: string; waiting_event: string }[] = await trx(
+    'automation_enrollments',
+  )
+    .whereIn('team_id', teams)
+    .whereIn('contact_id', contactIds)
+    .where({ status: 'active' })
+    .whereNotNull('waiting_event')
+    .select('id', 'team_id', 'contact_id', 'waiting_event');
+  const signals = named.flatMap(({ event, contacts }) =>
+    waiting
+      .filter((w) => w.team_id === event.team_id && w.waiting_event === event.type && contacts.includes(w.contact_id))
+      .map((w) => ({ id: signalId(w.id, event.id), enrollment_id: w.id, event_id: event.id, event_type: event.type })),
+  );
+  if (signals.length) {
+    await trx('automation_signals').insert(signals).onConflict('id').ignore();
+    queued += signals.length;
+  }
+
+  const automations: { id: string; team_id: string; version: number; trigger: Trigger }[] = await trx('automations')
+    .whereIn('team_id', teams)
+    .where({ enabled: true })
+    .whereRaw("trigger->>'kind' IN ('event', 'segment')")
+    .select('id', 'team_id', 'version', 'trigger');
+  for (const automation of automations) {
+    const trigger = automation.trigger;
+    // The first event of the batch that names each contact enrolls it.
+    const firstEvent = new Map<string, string>();
+    for (const { event, contacts } of named) {
+      if (event.team_id !== automation.team_id) continue;
+      const listens = trigger.kind === 'event' ? trigger.event === event.type : SEGMENT_EVENTS.has(event.type);
+      if (!listens) continue;
+      for (const c of contacts) if (existing.has(c) && !firstEvent.has(c)) firstEvent.set(c, event.id);
+    }
+    if (!firstEvent.size) continue;
+    let entering = [...firstEvent.keys()];
+    if (trigger.kind === 'segment') entering = await enteringSegment(trx, automation, trigger.segmentId, entering);
+    for (const contactId of entering) {
+      const { created } = await enrollContact(trx, automation, contactId, `event:${firstEvent.get(contactId)}`);
+      if (created) queued++;
+    }
+  }
+  return queued;
+}
+
+/** Of these contacts, the ones in the segment now and not when last seen; membership is updated. */
+async function enteringSegment(
+  trx: Knex.Transaction,
+  automation: { id: string; team_id: string },
+  segmentId: string,
+  contactIds: string[],
+): Promise<string[]> {
+  const segment = await trx('segments').where({ team_id: automation.team_id, id: segmentId }).first('definition');
+  if (!segment) return [];
+  const inSegment: string[] = await applySegment(
+    trx,
+    trx('contacts').where('contacts.team_id', automation.team_id).whereIn('contacts.id', contactIds),
+    segment.definition,
+  ).pluck('contacts.id');
+  const left = contactIds.filter((c) => !inSegment.includes(c));
+  if (left.length)
+    await trx('automation_segment_members')
+      .where({ automation_id: automation.id })
+      .whereIn('contact_id', left)
+      .delete();
+  if (!inSegment.length) return [];
+  const entered: { contact_id: string }[] = await trx('automation_segment_members')
+    .insert(inSegment.map((contact_id) => ({ automation_id: automation.id, contact_id })))
+    .onConflict(['automation_id', 'contact_id'])
+    .ignore()
+    .returning('contact_id');
+  return entered.map((r) => r.contact_id);
+}
+
+/** Sends queued signals to their enrollments; answers how many it sent. */
+async function sendPendingSignals(db: Db, temporal: TemporalGateway, batch = 100): Promise<number> {
+  return db.transaction(async (trx) => {
+    const rows: { id: string; enrollment_id: string; event_id: string; event_type: string }[] = await trx(
+      'automation_signals',
+    )
+      .whereNull('sent_at')
+      .orderBy('seq')
+      .limit(batch)
+      .forUpdate()
+      .skipLocked()
+      .select('id', 'enrollment_id', 'event_id', 'event_type');
+    if (!rows.length) return 0;
+    const results = await Promise.allSettled(
+      rows.map(async (r) => {
+        try {
+          await temporal.call((client) =>
+            client.workflow
+              .getHandle(enrollmentWorkflowId(r.enrollment_id))
+              .signal(contactEventHappened, { eventId: r.event_id, type: r.event_type }),
+          );
+        } catch (err) {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+          // The journey ended meanwhile: nothing waits for the event. One still active is not
+          // reachable from this worker's Temporal (another cluster's dispatcher): left for the next pass.
+          const enrollment = await trx('automation_enrollments').where({ id: r.enrollment_id }).first('status');
+          if (enrollment?.status === 'active') throw err;
+        }
+      }),
+    );
+    const sent = rows.filter((_, i) => results[i].status === 'fulfilled').map((r) => r.id);
+    if (sent.length) await trx('automation_signals').whereIn('id', sent).update({ sent_at: trx.fn.now() });
+    return sent.length;
+  });
+}
+
+/** The dispatcher's pass for automations: enrollments to start, signals to send. */
+export async function startAutomationWork(db: Db, temporal: TemporalGateway): Promise<number> {
+  const started = await startPendingEnrollments(db, temporal);
+  const signalled = await sendPendingSignals(db, temporal);
+  return started + signalled;
+}

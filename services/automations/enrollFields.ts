@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { contactFieldsSchema, createContact, type ContactCreate } from '../contacts/contacts';
+import type { AppContext, TeamRef } from '../platform/context';
+import { AppError, ruleBroken } from '../platform/errors';
+import { automationDisabled, enrollContact, startEnrollment } from './enroll';
+
+/**
+ * `svc-automation-enroll` (the warp an inbound trigger's system-owned hook runs): the contact the
+ * mapped fields name, found by id, email or phone, else created from them (a new contact emits
+ * `contact.created`; an existing one is not changed), then enrolled once.
+ */
+
+export const enrollInputSchema = z.strictObject({
+  automationId: z.string().min(1).max(100).describe('The automation (an inbound trigger’s hook sets it)'),
+  contactId: z.string().min(1).max(100).optional().describe('An existing contact of the team'),
+  ...contactFieldsSchema.pick({
+    email: true,
+    phone: true,
+    name: true,
+    company: true,
+    title: true,
+    location: true,
+    tags: true,
+    properties: true,
+    marketingConsent: true,
+    consentSource: true,
+  }).shape,
+});
+export type EnrollInput = z.infer<typeof enrollInputSchema>;
+
+async function contactFor(
+  ctx: AppContext,
+  teamId: string,
+  input: EnrollInput,
+): Promise<{ id: string; created: boolean }> {
+  const contacts = () => ctx.db('contacts').where({ team_id: teamId }).orderBy('seq');
+  if (input.contactId) {
+    const row = await contacts().where({ id: input.contactId }).first('id');
+    if (!row)
+      throw ruleBroken('unknown_contact', 'contactId is not a contact of this team', { contactId: input.contactId });
+    return { id: row.id, created: false };
+  }
+  if (!input.email && !input.phone)
+    throw ruleBroken('contact_required', 'Name the contact to enroll: contactId, email or phone');
+  const found = input.email
+    ? await contacts().whereRaw('lower(email) = lower(?)', [input.email]).first('id')
+    : await contacts().where({ phone: input.phone }).first('id');
+  if (found) return { id: found.id, created: false };
+  const { automationId: _a, contactId: _c, ...fields } = input;
+  try {
+    return { id: (await createContact(ctx.db, teamId, fields as ContactCreate)).id, created: true };
+  } catch (err) {
+    // Two automations on one source create the same new contact at once: the other one made it.
+    const existing = err instanceof AppError && err.code === 'conflict' ? err.details?.contactId : undefined;
+    if (typeof existing === 'string') return { id: existing, created: false };
+    throw err;
+  }
+}
+
+export async function enrollFromFields(
+  ctx: AppContext,
+  team: TeamRef,
+  input: EnrollInput,
+  enrolledBy: string,
+): Promise<Record<string, unknown>> {
+  const automation = await ctx.db('automations').where({ team_id: team.id, id: input.automationId }).first();
+  if (!automation)
+    throw ruleBroken('unknown_automation', 'automationId is not an automation of this team', {
+      automationId: input.automationId,
+    });
+  if (!automation.enabled) throw automationDisabled(automation.id);
+  const contact = await contactFor(ctx, team.id, input);
+  const enrollment = await enrollContact(ctx.db, automation, contact.id, enrolledBy);
+  // Also for an enrollment found running: a start that failed before is made now (once, ever).
+  await startEnrollment(ctx.db, ctx.temporal, enrollment.id);
+  return {
+    enrollmentId: enrollment.id,
+    automationId: automation.id,
+    contactId: contact.id,
+    contactCreated: contact.created,
+    enrolled: enrollment.created,
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * The contract of `hook-run-<runId>`: one hook run, i.e. one warp run for one (hook, event) or
+ * (hook, inbound delivery) pair (docs/HOOKS.md). The id is derived from the hook and the event,
+ * so a second start of the same run is refused by Temporal itself. The events dispatcher and the
+ * inbound hook path start it; the worker's hook activities implement the run.
+ */
+
+export const hookRunWorkflowName = 'hookRunWorkflow';
+
+export const hookRunWorkflowId = (runId: string) => `hook-run-${runId}`;
+
+export interface HookRunInput {
+  runId: string;
+}
+
+/**
+ * succeeded: the warp ran or started (its execution has its own status); failed: it could not
+ * (an unknown warp, inputs its schema refuses, a run interrupted by a crash and not repeated).
+ */
+export interface HookRunResult {
+  status: 'succeeded' | 'failed';
+  executionId: string | null;
+}
+
+export interface HookActivities {
+  runHook(runId: string): Promise<HookRunResult>;
+}
