@@ -82,9 +82,12 @@ describe('campaign send rate per integration', () => {
     // 60 slots 50 ms apart: 2.95 s from first to last. What the server sees also carries each
     // message's latency, steady on an open connection and longer on the message that opened one,
     // which can move that message by up to a slot; a provider's bucket absorbs that, never a burst.
+    // Steady latency is steady only to a few ms on a loaded 2-core CI machine (CI once saw 2 793 ms
+    // against 2 800), so the floor also allows half a slot of jitter: a limiter that let each
+    // worker send at 20/s would finish in about half the span, and the bucket above refuses it.
     const opened = suite.fake.smtpConnections;
     expect(refusedByProvider).toBe(0);
-    expect(span).toBeGreaterThanOrEqual((59 - opened) * 50);
+    expect(span).toBeGreaterThanOrEqual((59 - opened) * 50 - 25);
     // The limit, not anything else, sets the pace.
     expect(span).toBeLessThan(2_950 + 1_500);
     process.stdout.write(
