@@ -1,5 +1,5 @@
 import type { AppContext } from '../services/platform/context';
-import { runHook } from '../services/hooks/runHook';
+import { failHookRun, runHook } from '../services/hooks/runHook';
 import type { HookActivities } from '../workflows/contracts/hookRun';
 
 export interface HookActivityDeps {
@@ -9,5 +9,8 @@ export interface HookActivityDeps {
 
 /** The hook-run activity (services/hooks/runHook.ts). */
 export function createHookActivities({ appContext }: HookActivityDeps) {
-  return { runHook: (runId: string) => runHook(appContext, runId) } satisfies HookActivities;
+  return {
+    runHook: (runId: string) => runHook(appContext, runId),
+    failHookRun: (runId: string, message: string) => failHookRun(appContext, runId, message),
+  } satisfies HookActivities;
 }

@@ -4,6 +4,7 @@ import { applySegment } from '../contacts/segments';
 import type { Principal } from '../identity/principal';
 import type { AppContext } from '../platform/context';
 import { AppError, errorBody } from '../platform/errors';
+import { executionIdFor } from '../platform/ids';
 import { executeWarp } from '../warps/execute';
 import type { Step } from './schemas';
 import { sendStep } from './sendStep';
@@ -94,8 +95,9 @@ function mapInputs(value: unknown, scope: { contact: Record<string, unknown>; e:
 }
 
 /**
- * A runWarp step, at most once: its step row is claimed before the warp runs, so a retry that
- * finds the claim (the worker died while the warp ran) fails the step instead of running it again.
+ * A runWarp step, once: the warp's execution id is derived from the enrollment and the step
+ * (`executionIdFor`), so a retry after a crash or an ambiguous error finds the execution the
+ * first attempt opened instead of running the warp again. The step row says where it stands.
  */
 async function runWarpStep(ctx: AppContext, e: Loaded, step: number, s: Extract<Step, { type: 'runWarp' }>) {
   const claimed = await ctx
@@ -107,15 +109,8 @@ async function runWarpStep(ctx: AppContext, e: Loaded, step: number, s: Extract<
   if (!claimed.length) {
     const row = await ctx.db('automation_step_runs').where({ enrollment_id: e.id, step }).first('status', 'detail');
     if (row.status === 'succeeded') return moveOn(ctx, e.id, step + 1);
-    const error =
-      row.status === 'failed'
-        ? (row.detail as ErrorBody)
-        : errorBody(
-            'interrupted',
-            'The worker stopped while the warp ran; it is not run again, so that it never runs twice',
-          );
-    await recordStepRun(ctx, e.id, step, 'failed', error);
-    return fail(ctx, e, step, error);
+    if (row.status === 'failed') return fail(ctx, e, step, row.detail as ErrorBody);
+    // Still running: an earlier attempt died mid-warp; its execution id finds what it did.
   }
   const [contact, team, agent] = await Promise.all([
     ctx.db('contacts').where({ id: e.contact_id }).first(),
@@ -131,21 +126,23 @@ async function runWarpStep(ctx: AppContext, e: Loaded, step: number, s: Extract<
   };
   try {
     const answer = await executeWarp(
-      { ctx, team, principal, agent },
+      { ctx, team, principal, agent, executionId: runWarpExecutionId(e.id, step) },
       s.warp,
       mapInputs(s.inputs, { contact: contact ?? {}, e }),
     );
     await recordStepRun(ctx, e.id, step, 'succeeded', { executionId: answer.executionId, status: answer.status });
     return moveOn(ctx, e.id, step + 1);
   } catch (err) {
-    // Any error once the step is claimed is final (docs/AUTOMATIONS.md): the warp may have opened
-    // its execution and started a send before it failed, and a retry would run it twice.
-    const error =
-      err instanceof AppError ? err.toBody() : errorBody('internal_error', String((err as Error)?.message ?? err));
+    // A rule the warp broke fails the journey; anything else is retried, and finds its execution.
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    const error = err.toBody();
     await recordStepRun(ctx, e.id, step, 'failed', error);
     return fail(ctx, e, step, error);
   }
 }
+
+export const runWarpExecutionId = (enrollmentId: string, step: number) =>
+  executionIdFor(`enrollment:${enrollmentId}:${step}`);
 
 async function branchStep(ctx: AppContext, e: Loaded, step: number, s: Extract<Step, { type: 'branch' }>) {
   const matched = await applySegment(ctx.db, ctx.db('contacts').where({ 'contacts.id': e.contact_id }), {

@@ -31,7 +31,14 @@ export const deliveryWorkflowId = (executionId: string) => `delivery-${execution
  * answers 200 with the delivery records once sent (202 if the providers are slow); manual mode
  * answers 202 `{ pending: true, executionId, statusUrl }` and waits for an approval.
  */
-export async function deliverArtifacts(ctx: AppContext, team: TeamRef, principal: Principal, request: DeliverRequest) {
+export async function deliverArtifacts(
+  ctx: AppContext,
+  team: TeamRef,
+  principal: Principal,
+  request: DeliverRequest,
+  /** A keyed run's execution id (services/warps/warpKit.ts `WarpCall.executionId`). */
+  keyedId?: string,
+) {
   const { db } = ctx;
   const artifactIds = [...new Set(request.artifactIds)];
   const artifacts = await db('artifacts')
@@ -86,7 +93,7 @@ export async function deliverArtifacts(ctx: AppContext, team: TeamRef, principal
   const claimed = await claimExecution(
     db,
     {
-      id: newId('wx'),
+      id: keyedId ?? newId('wx'),
       team_id: team.id,
       agent_id: agent.id,
       warp: 'artifact-deliver',
@@ -98,6 +105,7 @@ export async function deliverArtifacts(ctx: AppContext, team: TeamRef, principal
         mode === 'manual' ? db.raw(`now() + make_interval(secs => ?)`, [ctx.config.APPROVAL_TTL_SECONDS]) : null,
     },
     deliveryWorkflowId,
+    keyedId !== undefined,
   );
   const executionId = claimed.id;
   const input: DeliveryInput = {
@@ -119,6 +127,8 @@ export async function deliverArtifacts(ctx: AppContext, team: TeamRef, principal
       client.workflow.start<DeliveryWorkflow>(deliveryWorkflowName, {
         workflowId,
         taskQueue: ctx.temporal.taskQueue,
+        // One delivery per execution, ever: a keyed retry that finds its execution settled sends nothing.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
         args: [input],
         typedSearchAttributes: [
           { key: TeamSlugKey, value: team.slug },

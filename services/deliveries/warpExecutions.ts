@@ -111,13 +111,22 @@ export function dedupeKey(agentId: string, warp: string, args: unknown): string 
 /**
  * Opens an execution unless the same write is already open (pending approval or running): one
  * insert against a partial unique index, so concurrent retries find one execution between them.
+ * `keyed`: `values.id` was derived from the run's key, and a row with that id is this run's.
  */
 export async function claimExecution(
   db: Db,
   values: Record<string, unknown> & { id: string; team_id: string; dedupe_key: string },
   workflowIdOf: (executionId: string) => string,
+  keyed = false,
 ): Promise<{ id: string; workflowId: string; status: ExecutionStatus; created: boolean }> {
   const row = { ...values, workflow_id: workflowIdOf(values.id) };
+  // A keyed id (a retried hook run, automation step or job) may have been opened by the first attempt.
+  if (keyed) {
+    const same = await db('warp_executions')
+      .where({ id: values.id, team_id: values.team_id })
+      .first('id', 'workflow_id', 'status');
+    if (same) return { id: same.id, workflowId: same.workflow_id, status: same.status, created: false };
+  }
   for (;;) {
     const inserted: { id: string; workflow_id: string; status: ExecutionStatus }[] = await db('warp_executions')
       .insert(row)

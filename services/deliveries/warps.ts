@@ -145,12 +145,14 @@ export async function requestApproval(
   caller: WarpCaller,
   warp: SensitiveWarp,
   args: unknown,
+  /** A keyed run's execution id (services/warps/warpKit.ts `WarpCall.executionId`). */
+  keyedId?: string,
 ): Promise<PendingWrite> {
   const write = sensitiveWrites[warp] as SensitiveWrite<z.ZodType>;
   const claimed = await claimExecution(
     ctx.db,
     {
-      id: newId('wx'),
+      id: keyedId ?? newId('wx'),
       team_id: caller.team.id,
       agent_id: caller.agentId,
       warp,
@@ -161,6 +163,7 @@ export async function requestApproval(
       approval_expires_at: ctx.db.raw(`now() + make_interval(secs => ?)`, [ctx.config.APPROVAL_TTL_SECONDS]),
     },
     warpWorkflowId,
+    keyedId !== undefined,
   );
   const statusUrl = executionUrl(ctx.config.baseUrl, claimed.id);
   const answer: PendingWrite = {
@@ -182,6 +185,8 @@ export async function requestApproval(
       client.workflow.start<WarpExecutionWorkflow>(warpExecutionWorkflowName, {
         workflowId: claimed.workflowId,
         taskQueue: ctx.temporal.taskQueue,
+        // One workflow per execution, ever: a keyed retry that finds its execution settled starts nothing.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
         args: [input],
         typedSearchAttributes: [
           { key: TeamSlugKey, value: caller.team.slug },

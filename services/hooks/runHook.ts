@@ -1,35 +1,23 @@
 import type { Principal } from '../identity/principal';
 import type { AppContext } from '../platform/context';
 import { AppError, errorBody } from '../platform/errors';
+import { executionIdFor } from '../platform/ids';
 import { executeWarp } from '../warps/execute';
 import type { HookRunResult } from '../../workflows/contracts/hookRun';
 
 /**
  * The activity of `hook-run-<runId>`: the hook's warp through the same executor as MCP `execute`,
  * acting as the hook's agent (a sensitive warp follows the agent's approval mode; every run is a
- * warp execution that check_warp_executions lists). The row is claimed (pending → running) in
- * its own commit before the warp runs, as a turn's tool ledger does: a retry that finds it
- * running knows an earlier attempt died while the warp ran, and records that instead of running
- * it a second time (docs/HOOKS.md › Exactly once).
+ * warp execution that check_warp_executions lists). The warp's execution id is derived from the
+ * run (`executionIdFor`), so a retry after a crash or an ambiguous error finds the execution the
+ * first attempt opened instead of running the warp again (docs/HOOKS.md › Runs, exactly once).
  */
 export async function runHook(ctx: AppContext, runId: string): Promise<HookRunResult> {
   const { db } = ctx;
-  const claimed = await db('hook_runs')
-    .where({ id: runId, status: 'pending' })
-    .update({ status: 'running', updated_at: db.fn.now() })
-    .returning('id');
-  if (!claimed.length) {
-    const row = await db('hook_runs').where({ id: runId }).first('status', 'execution_id');
-    if (!row) return { status: 'failed', executionId: null };
-    if (row.status !== 'running') return { status: row.status, executionId: row.execution_id };
-    return settle(ctx, runId, {
-      status: 'failed',
-      error: errorBody(
-        'interrupted',
-        'The worker stopped while the warp ran; it is not run again, so that it never runs twice',
-      ),
-    });
-  }
+  await db('hook_runs').where({ id: runId, status: 'pending' }).update({ status: 'running', updated_at: db.fn.now() });
+  const row = await db('hook_runs').where({ id: runId }).first('status', 'execution_id');
+  if (!row) return { status: 'failed', executionId: null };
+  if (row.status !== 'running') return { status: row.status, executionId: row.execution_id };
   const run = await db('hook_runs as r')
     .join('hooks as h', 'h.id', 'r.hook_id')
     .join('teams as t', 't.id', 'r.team_id')
@@ -51,19 +39,38 @@ export async function runHook(ctx: AppContext, runId: string): Promise<HookRunRe
         team: { id: run.team_id, slug: run.slug, plan: run.plan },
         principal,
         agent: { id: run.agent_id, mode: run.mode },
+        executionId: hookRunExecutionId(runId),
       },
       run.warp,
       run.inputs,
     );
     return settle(ctx, runId, { status: 'succeeded', executionId: answer.executionId });
   } catch (err) {
-    // Any error once the row is claimed is the run's outcome (docs/HOOKS.md › Exactly once): the
-    // warp may have opened its execution and started a send before the error (or an ambiguous
-    // answer from Temporal), and a retry would run it a second time. So nothing is retried.
-    const error =
-      err instanceof AppError ? err.toBody() : errorBody('internal_error', String((err as Error)?.message ?? err));
-    return settle(ctx, runId, { status: 'failed', error });
+    // A rule the warp broke is the run's outcome; anything else (the database, Temporal away) is
+    // retried, and the retry finds the execution this attempt may have opened.
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    return settle(ctx, runId, { status: 'failed', error: err.toBody() });
   }
+}
+
+export const hookRunExecutionId = (runId: string) => executionIdFor(`hook-run:${runId}`);
+
+/**
+ * The workflow's last step when the run's activity ran out of attempts: a run still pending or
+ * running is settled as failed with the last error, so it never stays open.
+ */
+export async function failHookRun(ctx: AppContext, runId: string, message: string): Promise<HookRunResult> {
+  await ctx
+    .db('hook_runs')
+    .where({ id: runId })
+    .whereIn('status', ['pending', 'running'])
+    .update({
+      status: 'failed',
+      error: JSON.stringify(errorBody('internal_error', `The run failed after its retries: ${message}`)),
+      updated_at: ctx.db.fn.now(),
+    });
+  const row = await ctx.db('hook_runs').where({ id: runId }).first('status', 'execution_id');
+  return { status: row?.status ?? 'failed', executionId: row?.execution_id ?? null };
 }
 
 async function settle(

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -43,4 +43,13 @@ export function newIds(prefix: Parameters<typeof newId>[0], count: number): stri
     ids[i] = `${prefix}_${out}`;
   }
   return ids;
+}
+
+/**
+ * The warp execution id of a run that has its own key (a hook run, an automation step, a job):
+ * the same key makes the same id, so a retry of that run finds the execution the first attempt
+ * opened instead of running the warp a second time.
+ */
+export function executionIdFor(runKey: string): string {
+  return `wx_${createHash('sha256').update(`execution\n${runKey}`).digest('hex').slice(0, 32)}`;
 }

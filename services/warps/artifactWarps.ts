@@ -60,7 +60,10 @@ export const artifactWarps: Warp[] = [
       'delivery-<executionId>; waits for approval in manual mode).',
     input: deliverRequestSchema.omit({ agentId: true }),
     approval: 'own-workflow',
-    run: async ({ ctx, team, principal, agent }, request) =>
-      (await deliverArtifacts(ctx, team, principal, { ...request, agentId: agent.id })).body as Record<string, unknown>,
+    run: async ({ ctx, team, principal, agent, executionId }, request) =>
+      (await deliverArtifacts(ctx, team, principal, { ...request, agentId: agent.id }, executionId)).body as Record<
+        string,
+        unknown
+      >,
   }),
 ];

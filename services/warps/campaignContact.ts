@@ -78,7 +78,7 @@ export async function startCampaignContactSend(call: WarpCall, input: SendContac
   const claimed = await claimExecution(
     ctx.db,
     {
-      id: newId('wx'),
+      id: call.executionId ?? newId('wx'),
       team_id: team.id,
       agent_id: agent.id,
       warp: 'svc-campaign-send-contact',
@@ -91,6 +91,7 @@ export async function startCampaignContactSend(call: WarpCall, input: SendContac
         : null,
     },
     campaignContactWorkflowId,
+    call.executionId !== undefined,
   );
   const args: CampaignContactArgs = {
     executionId: claimed.id,
@@ -104,6 +105,8 @@ export async function startCampaignContactSend(call: WarpCall, input: SendContac
       client.workflow.start<CampaignContactWorkflow>(campaignContactWorkflowName, {
         workflowId: claimed.workflowId,
         taskQueue: ctx.temporal.taskQueue,
+        // One send per execution, ever: a keyed retry that finds its execution settled sends nothing.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
         args: [args],
         typedSearchAttributes: [
           { key: TeamSlugKey, value: team.slug },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { requestApproval } from '../deliveries/warps';
+import { requestApproval, runApprovedWrite } from '../deliveries/warps';
 import { executionUrl } from '../deliveries/warpExecutions';
+import type { ErrorBody } from '../../workflows/contracts/errorBody';
 import { sendingAgent } from '../agents/agents';
 import type { Principal } from '../identity/principal';
 import type { AppContext, TeamRef } from '../platform/context';
@@ -73,20 +74,86 @@ async function recordInlineRun(
   inputs: unknown,
   outcome: { status: 'succeeded'; result: unknown } | { status: 'failed'; error: unknown },
 ) {
-  const id = newId('wx');
-  await call.ctx.db('warp_executions').insert({
-    id,
-    team_id: call.team.id,
-    agent_id: call.agent.id,
-    warp,
-    status: outcome.status,
-    input: JSON.stringify(inputs ?? {}),
-    result: outcome.status === 'succeeded' ? JSON.stringify(outcome.result) : null,
-    error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
-    created_by: call.principal.userId,
-    workflow_id: `inline:${id}`,
-  });
+  const id = call.executionId ?? newId('wx');
+  await call.ctx
+    .db('warp_executions')
+    .insert({
+      id,
+      team_id: call.team.id,
+      agent_id: call.agent.id,
+      warp,
+      status: outcome.status,
+      input: JSON.stringify(inputs ?? {}),
+      result: outcome.status === 'succeeded' ? JSON.stringify(outcome.result) : null,
+      error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
+      created_by: call.principal.userId,
+      workflow_id: `inline:${id}`,
+    })
+    .onConflict('id')
+    .ignore();
   return id;
+}
+
+/**
+ * A keyed run's inline execution that an earlier attempt settled: answered as then (its error
+ * thrown again), never run twice. Executions with a workflow of their own are found again by the
+ * warp's own start (`claimExecution(…, keyed)`, a start Temporal refuses to repeat).
+ */
+async function settledInlineRun(call: WarpCall, warp: string) {
+  if (!call.executionId) return undefined;
+  const row = await call.ctx
+    .db('warp_executions')
+    .where({ id: call.executionId, team_id: call.team.id })
+    .whereIn('status', ['succeeded', 'failed'])
+    .whereLike('workflow_id', 'inline:%')
+    .first('id', 'status', 'result', 'error');
+  return row ? inlineAnswer(call, warp, row) : undefined;
+}
+
+function inlineAnswer(
+  call: WarpCall,
+  warp: string,
+  row: { id: string; status: string; result: unknown; error: unknown },
+): z.infer<typeof executeAnswerSchema> {
+  if (row.status === 'failed') {
+    const { error } = row.error as ErrorBody;
+    // The status is not stored; a settled failure was a rule the warp broke.
+    throw new AppError(422, error.code, error.message, error.details);
+  }
+  return {
+    executionId: row.id,
+    warp,
+    status: row.status as 'succeeded' | 'running',
+    result: row.result,
+    statusUrl: executionUrl(call.ctx.config.baseUrl, row.id),
+  };
+}
+
+/**
+ * A sensitive write in auto mode by a keyed run: its execution row is opened (once, by id)
+ * before the write, then the write runs as an approved one does (`runApprovedWrite`): a retry
+ * that finds the row still running runs it as a retry, which counts "already done" as done.
+ */
+async function runKeyedSensitiveWrite(call: WarpCall & { executionId: string }, warp: string, args: unknown) {
+  const { ctx, executionId } = call;
+  const opened = await ctx
+    .db('warp_executions')
+    .insert({
+      id: executionId,
+      team_id: call.team.id,
+      agent_id: call.agent.id,
+      warp,
+      status: 'running',
+      input: JSON.stringify(args ?? {}),
+      created_by: call.principal.userId,
+      workflow_id: `inline:${executionId}`,
+    })
+    .onConflict('id')
+    .ignore()
+    .returning('id');
+  await runApprovedWrite(ctx, executionId, opened.length ? 1 : 2);
+  const row = await ctx.db('warp_executions').where({ id: executionId }).first('id', 'status', 'result', 'error');
+  return inlineAnswer(call, warp, row);
 }
 
 /** Parses a warp's inputs with its schema: a 400 `validation_error` naming the warp, with the schema's issues. */
@@ -107,7 +174,7 @@ export async function runBuiltInWarp(
   const args = parseWarpInputs(w, inputs);
   if (typeof w.approval === 'object' && call.agent.mode === 'manual') {
     const caller = { team: call.team, agentId: call.agent.id, userId: call.principal.userId };
-    return { ...(await requestApproval(ctx, caller, w.approval.sensitiveWrite, args)) };
+    return { ...(await requestApproval(ctx, caller, w.approval.sensitiveWrite, args, call.executionId)) };
   }
   if (w.approval === 'own-workflow') {
     const answer = (await w.run(call, args)) as { executionId: string; status: string; pending?: boolean };
@@ -124,9 +191,24 @@ export async function runBuiltInWarp(
       result: answer,
     };
   }
+  const settled = await settledInlineRun(call, w.name);
+  if (settled) return settled;
+  if (typeof w.approval === 'object' && call.executionId)
+    return runKeyedSensitiveWrite({ ...call, executionId: call.executionId }, w.name, args);
   try {
-    const result = await w.run(call, args);
-    const executionId = await recordInlineRun(call, w.name, args, { status: 'succeeded', result });
+    // A write that stays in the database commits with its record: a run cut short leaves neither,
+    // and its retry (a keyed run) runs it once. One that starts work cannot wait for a commit.
+    const atomic = w.approval === 'none' && !w.startsWork;
+    const { result, executionId } = atomic
+      ? await ctx.db.transaction(async (trx) => {
+          const inTrx = { ...call, ctx: { ...ctx, db: trx } };
+          const result = await w.run(inTrx, args);
+          return { result, executionId: await recordInlineRun(inTrx, w.name, args, { status: 'succeeded', result }) };
+        })
+      : await w.run(call, args).then(async (result) => ({
+          result,
+          executionId: await recordInlineRun(call, w.name, args, { status: 'succeeded', result }),
+        }));
     return {
       executionId,
       warp: w.name,

@@ -39,24 +39,34 @@ export async function startPrivateWarp(call: WarpCall, row: PrivateWarpRow, rawI
   const { ctx, team } = call;
   const parsed = inputsSchema(row).safeParse(rawInputs ?? {});
   if (!parsed.success) throw validationError(parsed.error, `inputs of ${row.name}`);
-  const executionId = newId('wx');
+  const executionId = call.executionId ?? newId('wx');
   const workflowId = privateWarpWorkflowId(executionId);
-  await ctx.db('warp_executions').insert({
-    id: executionId,
-    team_id: team.id,
-    agent_id: call.agent.id,
-    warp: row.name,
-    status: 'running',
-    input: JSON.stringify({ privateWarpId: row.id, inputs: parsed.data }),
-    created_by: call.principal.userId,
-    workflow_id: workflowId,
-  });
+  // A keyed retry finds the execution its first attempt opened, and Temporal refuses a second run of it.
+  const opened = await ctx
+    .db('warp_executions')
+    .insert({
+      id: executionId,
+      team_id: team.id,
+      agent_id: call.agent.id,
+      warp: row.name,
+      status: 'running',
+      input: JSON.stringify({ privateWarpId: row.id, inputs: parsed.data }),
+      created_by: call.principal.userId,
+      workflow_id: workflowId,
+    })
+    .onConflict('id')
+    .ignore()
+    .returning('status');
+  const status = opened.length
+    ? 'running'
+    : (await ctx.db('warp_executions').where({ id: executionId }).first('status')).status;
   const statusUrl = executionUrl(ctx.config.baseUrl, executionId);
   await ctx.temporal.startTracked(
     (client) =>
       client.workflow.start<PrivateWarpWorkflow>(privateWarpWorkflowName, {
         workflowId,
         taskQueue: ctx.temporal.taskQueue,
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
         args: [{ executionId }],
         typedSearchAttributes: [
           { key: TeamSlugKey, value: team.slug },
@@ -68,11 +78,11 @@ export async function startPrivateWarp(call: WarpCall, row: PrivateWarpRow, rawI
       }),
     {
       onFailure: async ({ neverReached }) =>
-        neverReached && failUnstartedExecution(ctx.db, { id: executionId, created: true }),
+        neverReached && failUnstartedExecution(ctx.db, { id: executionId, created: opened.length > 0 }),
       details: { executionId },
     },
   );
-  return { executionId, warp: row.name, status: 'running' as const, statusUrl };
+  return { executionId, warp: row.name, status: status as 'running' | 'succeeded' | 'failed', statusUrl };
 }
 
 interface RunState {

@@ -3,6 +3,7 @@ import type { Db } from '../../db/knex';
 import { sendingAgent } from '../agents/agents';
 import type { AppContext } from '../platform/context';
 import { AppError } from '../platform/errors';
+import { executionIdFor } from '../platform/ids';
 import { executeWarp, parseWarpInputs } from './execute';
 import { builtInWarp } from './registry';
 
@@ -42,6 +43,8 @@ export async function runWarpJob(ctx: AppContext, jobId: string): Promise<Record
       team: { id: job.team_id, slug: job.team_slug, plan: job.team_plan },
       principal: { kind: 'agent', userId: job.created_by, credentialId: jobId, agentId: agent.id, scopes: ['mcp:use'] },
       agent,
+      // A retried job activity finds the execution its first attempt opened.
+      executionId: executionIdFor(`job:${jobId}`),
     },
     input.warp,
     input.inputs,

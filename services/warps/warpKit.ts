@@ -9,6 +9,12 @@ export interface WarpCall {
   team: TeamRef;
   principal: Principal;
   agent: { id: string; mode: 'auto' | 'manual' };
+  /**
+   * Set by a run that may be retried (a hook run, an automation step, a `warp.run` job): the id its
+   * execution takes (services/platform/ids.ts `executionIdFor`), so that a retry finds that
+   * execution rather than running the warp again (docs/WARPS.md › Runs with a key).
+   */
+  executionId?: string;
 }
 
 /**

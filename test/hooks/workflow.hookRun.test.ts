@@ -2,12 +2,14 @@ import { createHookActivities } from '../../activities/hooks';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../logger';
 import { createHook } from '../../services/hooks/hooks';
+import { createArtifact } from '../../services/deliveries/artifacts';
 import { queueInboundHookRuns, startHookRun } from '../../services/hooks/hookRuns';
 import type { TemporalGateway } from '../../temporal/client';
 import { buildAppContext } from '../../services/platform/context';
 import { hookRunWorkflowId, hookRunWorkflowName, type HookRunResult } from '../../workflows/contracts/hookRun';
 import { AppError } from '../../services/platform/errors';
-import { runHook } from '../../services/hooks/runHook';
+import { hookRunExecutionId, runHook } from '../../services/hooks/runHook';
+import { ApplicationFailure } from '@temporalio/common';
 import { recordHistory, useWorkflowSuite } from '../support/helpers';
 
 /** `hook-run-<runId>` on the Temporal test environment with its real activity and Postgres. RECORD_HISTORIES=1 saves its history. */
@@ -16,7 +18,16 @@ describe('hookRunWorkflow on the Temporal test environment', () => {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
   const appContext = (db: Parameters<typeof buildAppContext>[1]) =>
     buildAppContext(config, db, createLogger('silent', 'worker'));
-  const suite = useWorkflowSuite('wfhookrun', taskQueue, (db) => createHookActivities({ appContext: appContext(db) }));
+  // Runs whose activity meets an outage that outlasts its retries (here: at once, not after 20 attempts).
+  const outage = new Set<string>();
+  const suite = useWorkflowSuite('wfhookrun', taskQueue, (db) => {
+    const real = createHookActivities({ appContext: appContext(db) });
+    return {
+      ...real,
+      runHook: (runId: string) =>
+        outage.has(runId) ? Promise.reject(ApplicationFailure.nonRetryable('the database away')) : real.runHook(runId),
+    };
+  });
 
   const run = (runId: string) =>
     suite.env.client.workflow.execute(hookRunWorkflowName, {
@@ -60,32 +71,99 @@ describe('hookRunWorkflow on the Temporal test environment', () => {
     expect(made).toHaveLength(1);
   });
 
-  it('a 5xx from the warp after the claim ends the run failed with the error; the warp is not run again', async () => {
+  async function inboundRun(source: string, title: string) {
     const ctx = appContext(suite.db);
     const { hook } = await createHook(ctx, suite.team.teamId, suite.team.agentId, null, {
       source: 'inbound',
-      event: 'wf-src-5xx',
+      event: source,
       warp: 'artifact-create',
       inputs: { type: 'offer' },
       mapping: { title: '$.title' },
     });
     const row = await suite.db('hooks').where({ id: hook.id }).first();
-    const [runId] = await queueInboundHookRuns(suite.db, [row], 'wf-src-5xx:d1', { title: 'Maybe sent' });
+    const [runId] = await queueInboundHookRuns(suite.db, [row], `${source}:d1`, { title });
     await suite.db('hook_runs').where({ id: runId }).update({ workflow_started_at: suite.db.fn.now() });
-    // The warp takes effect (its artifact), then the executor meets a 5xx (as an ambiguous
-    // answer from Temporal after a send started would be).
+    return runId;
+  }
+  const artifactsTitled = (title: string) =>
+    suite.db('artifacts').where({ team_id: suite.team.teamId, title }).select('id');
+
+  it('a 5xx mid-warp is retried, and the retry runs the warp once: an inline warp commits with its record or not at all', async () => {
+    const ctx = appContext(suite.db);
+    const runId = await inboundRun('wf-src-5xx', 'Maybe made');
+    // The executor meets a 5xx (Temporal or the database away) while the warp runs.
     const failing = Object.defineProperty({ ...ctx }, 'config', {
       get: () => {
         throw new AppError(503, 'unavailable', 'Temporal did not answer');
       },
     }) as typeof ctx;
-    expect(await runHook(failing, runId)).toEqual({ status: 'failed', executionId: null });
-    // A retried activity finds the run settled and runs nothing.
-    expect(await runHook(ctx, runId)).toEqual({ status: 'failed', executionId: null });
-    const made = await suite.db('artifacts').where({ team_id: suite.team.teamId, title: 'Maybe sent' });
-    expect(made.length).toBeLessThanOrEqual(1);
-    const after = await suite.db('hook_runs').where({ id: runId }).first();
-    expect(after.status).toBe('failed');
-    expect(after.error).toMatchObject({ error: { code: 'unavailable' } });
+    await expect(runHook(failing, runId)).rejects.toMatchObject({ status: 503 });
+    expect((await suite.db('hook_runs').where({ id: runId }).first()).status).toBe('running');
+    // The activity's retry: the same run, the same execution id, one artifact.
+    const result = await runHook(ctx, runId);
+    expect(result).toEqual({ status: 'succeeded', executionId: hookRunExecutionId(runId) });
+    expect(await artifactsTitled('Maybe made')).toHaveLength(1);
+    expect(await suite.db('warp_executions').where({ id: hookRunExecutionId(runId) })).toHaveLength(1);
+  });
+
+  it('a worker that died after the warp committed but before the run was settled: the retry finds the execution and makes nothing twice', async () => {
+    const ctx = appContext(suite.db);
+    const runId = await inboundRun('wf-src-crash', 'Made once');
+    const first = await runHook(ctx, runId);
+    expect(first.status).toBe('succeeded');
+    // What such a crash leaves: the warp's writes and its execution committed, the run still running.
+    await suite.db('hook_runs').where({ id: runId }).update({ status: 'running', execution_id: null });
+    expect(await runHook(ctx, runId)).toEqual(first);
+    expect(await artifactsTitled('Made once')).toHaveLength(1);
+    expect((await suite.db('hook_runs').where({ id: runId }).first()).status).toBe('succeeded');
+  });
+
+  it('a retried run of a sensitive warp in manual mode finds the approval its first attempt opened', async () => {
+    const ctx = appContext(suite.db);
+    const artifact = await createArtifact(
+      suite.db,
+      suite.team.teamId,
+      { type: 'offer', title: 'Keep me', status: 'draft' },
+      'http://x',
+    );
+    await suite.db('agents').where({ id: suite.team.agentId }).update({ mode: 'manual' });
+    try {
+      const { hook } = await createHook(ctx, suite.team.teamId, suite.team.agentId, null, {
+        source: 'inbound',
+        event: 'wf-src-manual',
+        warp: 'artifact-delete',
+        inputs: { artifactId: artifact.id },
+        mapping: {},
+      });
+      const row = await suite.db('hooks').where({ id: hook.id }).first();
+      const [runId] = await queueInboundHookRuns(suite.db, [row], 'wf-src-manual:d1', {});
+      await suite.db('hook_runs').where({ id: runId }).update({ workflow_started_at: suite.db.fn.now() });
+      const first = await runHook(ctx, runId);
+      expect(first).toEqual({ status: 'succeeded', executionId: hookRunExecutionId(runId) });
+      await suite.db('hook_runs').where({ id: runId }).update({ status: 'running', execution_id: null });
+      expect(await runHook(ctx, runId)).toEqual(first);
+      const executions = await suite
+        .db('warp_executions')
+        .where({ team_id: suite.team.teamId, warp: 'artifact-delete' })
+        .select('id', 'status');
+      expect(executions).toEqual([{ id: first.executionId, status: 'pending_approval' }]);
+      expect(await suite.db('artifacts').where({ id: artifact.id })).toHaveLength(1);
+    } finally {
+      await suite.db('agents').where({ id: suite.team.agentId }).update({ mode: 'auto' });
+    }
+  });
+
+  it('a run whose activity fails for good is settled failed by the workflow, never left running', async () => {
+    const runId = await inboundRun('wf-src-outage', 'Never made');
+    outage.add(runId);
+    const result = await run(runId);
+    expect(result).toEqual({ status: 'failed', executionId: null });
+    recordHistory(suite.env, 'hook-run-failed', hookRunWorkflowId(runId));
+    const row = await suite.db('hook_runs').where({ id: runId }).first();
+    expect(row.status).toBe('failed');
+    expect(row.error).toMatchObject({
+      error: { code: 'internal_error', message: expect.stringContaining('database away') },
+    });
+    expect(await artifactsTitled('Never made')).toHaveLength(0);
   });
 });

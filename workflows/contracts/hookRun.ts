@@ -24,4 +24,6 @@ export interface HookRunResult {
 
 export interface HookActivities {
   runHook(runId: string): Promise<HookRunResult>;
+  /** Settles a run whose `runHook` ran out of attempts as failed. */
+  failHookRun(runId: string, message: string): Promise<HookRunResult>;
 }
