@@ -29,8 +29,9 @@ export async function enrollmentWorkflow({ enrollmentId, plan }: EnrollmentArgs)
   setHandler(exitJourney, () => {
     exitRequested = true;
   });
-  setHandler(contactEventHappened, ({ type }) => {
-    if (type === state.waitingFor) eventArrived = true;
+  // Only an event matched at this very wait: one matched for an earlier wait may arrive late.
+  setHandler(contactEventHappened, ({ type, step }) => {
+    if (type === state.waitingFor && (step === undefined || step === state.step)) eventArrived = true;
   });
   const exited = (): EnrollmentResult => {
     state.status = 'exited';

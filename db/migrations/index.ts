@@ -20,6 +20,7 @@ import * as agentAccess from './018_agent_access';
 import * as webhookBatches from './019_webhook_batches';
 import * as paymentTurns from './020_payment_turns';
 import * as automationAuthors from './021_automation_authors';
+import * as signalSteps from './022_signal_steps';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -47,6 +48,7 @@ const migrations: Record<string, Knex.Migration> = {
   '019_webhook_batches': webhookBatches,
   '020_payment_turns': paymentTurns,
   '021_automation_authors': automationAuthors,
+  '022_signal_steps': signalSteps,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -57,18 +57,24 @@ export async function queueAutomationWork(trx: Knex.Transaction, events: Dispatc
   );
   let queued = 0;
 
-  const waiting: { id: string; team_id: string; contact_id: string; waiting_event: string }[] = await trx(
+  const waiting: { id: string; team_id: string; contact_id: string; waiting_event: string; step: number }[] = await trx(
     'automation_enrollments',
   )
     .whereIn('team_id', teams)
     .whereIn('contact_id', contactIds)
     .where({ status: 'active' })
     .whereNotNull('waiting_event')
-    .select('id', 'team_id', 'contact_id', 'waiting_event');
+    .select('id', 'team_id', 'contact_id', 'waiting_event', 'step');
   const signals = named.flatMap(({ event, contacts }) =>
     waiting
       .filter((w) => w.team_id === event.team_id && w.waiting_event === event.type && contacts.includes(w.contact_id))
-      .map((w) => ({ id: signalId(w.id, event.id), enrollment_id: w.id, event_id: event.id, event_type: event.type })),
+      .map((w) => ({
+        id: signalId(w.id, event.id),
+        enrollment_id: w.id,
+        event_id: event.id,
+        event_type: event.type,
+        step: w.step,
+      })),
   );
   if (signals.length) {
     await trx('automation_signals').insert(signals).onConflict('id').ignore();
@@ -133,23 +139,24 @@ async function enteringSegment(
 /** Sends queued signals to their enrollments; answers how many it sent. */
 async function sendPendingSignals(db: Db, temporal: TemporalGateway, batch = 100): Promise<number> {
   return db.transaction(async (trx) => {
-    const rows: { id: string; enrollment_id: string; event_id: string; event_type: string }[] = await trx(
-      'automation_signals',
-    )
-      .whereNull('sent_at')
-      .orderBy('seq')
-      .limit(batch)
-      .forUpdate()
-      .skipLocked()
-      .select('id', 'enrollment_id', 'event_id', 'event_type');
+    const rows: { id: string; enrollment_id: string; event_id: string; event_type: string; step: number | null }[] =
+      await trx('automation_signals')
+        .whereNull('sent_at')
+        .orderBy('seq')
+        .limit(batch)
+        .forUpdate()
+        .skipLocked()
+        .select('id', 'enrollment_id', 'event_id', 'event_type', 'step');
     if (!rows.length) return 0;
     const results = await Promise.allSettled(
       rows.map(async (r) => {
         try {
           await temporal.call((client) =>
-            client.workflow
-              .getHandle(enrollmentWorkflowId(r.enrollment_id))
-              .signal(contactEventHappened, { eventId: r.event_id, type: r.event_type }),
+            client.workflow.getHandle(enrollmentWorkflowId(r.enrollment_id)).signal(contactEventHappened, {
+              eventId: r.event_id,
+              type: r.event_type,
+              ...(r.step === null ? {} : { step: r.step }),
+            }),
           );
         } catch (err) {
           if (!(err instanceof WorkflowNotFoundError)) throw err;

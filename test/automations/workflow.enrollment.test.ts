@@ -168,6 +168,31 @@ describe('enrollmentWorkflow on the Temporal test environment', () => {
     expect(fake.byRecipient(who.email!)).toHaveLength(1);
   });
 
+  it('an event matched at an earlier wait that arrives late does not satisfy a later wait for the same type', async () => {
+    const automation = await journey([
+      { type: 'waitForEvent', event: 'contact.updated', timeout: '1s' },
+      { type: 'waitForEvent', event: 'contact.updated', timeout: '1h' },
+      { type: 'send', channel: 'email', subject: 'Updated twice', content: 'Thanks' },
+    ]);
+    const who = await contact();
+    const { id, handle } = await enroll(automation, who.id);
+    // The first wait times out; the second is recorded at step 1.
+    await until(
+      () => row(id),
+      (r) => r.step === 1 && r.waiting_event === 'contact.updated',
+      'the second wait to be recorded',
+    );
+    // The dispatcher matched this event while the enrollment waited at step 0; it is delivered now.
+    await handle.signal(contactEventHappened, { eventId: 'evt_late', type: 'contact.updated', step: 0 });
+    await sleep(500);
+    expect(await handle.query(progress)).toMatchObject({ status: 'active', step: 1, waitingFor: 'contact.updated' });
+    expect(fake.byRecipient(who.email!)).toHaveLength(0);
+    await handle.signal(contactEventHappened, { eventId: 'evt_now', type: 'contact.updated', step: 1 });
+    expect(await handle.result()).toEqual({ status: 'completed', step: 3 });
+    recordHistory(suite.env, 'enrollment-event-late', enrollmentWorkflowId(id));
+    expect(fake.byRecipient(who.email!)).toHaveLength(1);
+  });
+
   it('waitForEvent times out to its onTimeout step: an exit step ends the journey without the send', async () => {
     const automation = await journey([
       { type: 'waitForEvent', event: 'contact.updated', timeout: '1s', onTimeout: 'gone' },

@@ -41,8 +41,12 @@ export type EnrollmentWorkflow = (args: EnrollmentArgs) => Promise<EnrollmentRes
 /** A person (or an agent) took the contact out of the journey; the row already says `exited`. */
 export const exitJourney = defineSignal<[]>('exitJourney');
 
-/** The event dispatcher: an event about the enrolled contact happened (its id, to drop a repeat). */
-export const contactEventHappened = defineSignal<[{ eventId: string; type: string }]>('contactEventHappened');
+/**
+ * The event dispatcher: an event about the enrolled contact happened (its id, to drop a repeat),
+ * matched while the enrollment waited at `step` (absent on signals queued before migration 022).
+ */
+export const contactEventHappened =
+  defineSignal<[{ eventId: string; type: string; step?: number }]>('contactEventHappened');
 
 export interface EnrollmentProgress {
   status: EnrollmentStatus;
