@@ -79,7 +79,8 @@ export const automationTools: Tool[] = [
     app: 'automations',
     access: 'write',
     input: automationRef.extend({ enabled: z.boolean() }),
-    run: ({ ctx, team }, { automationId, enabled }) => setAutomationEnabled(ctx.db, team.id, automationId, enabled),
+    run: ({ ctx, team, principal }, { automationId, enabled }) =>
+      setAutomationEnabled(ctx.db, team.id, automationId, enabled, authorOf(principal)),
   }),
   tool({
     name: 'list_enrollments',

@@ -121,7 +121,13 @@ export function automationsRoutes(ctx: AppContext): Route[] {
       responses: { 200: json(automationSchema, 'The automation') },
       handler: async ({ req, params, body }) => ({
         status: 200,
-        body: await setAutomationEnabled(ctx.db, authOf(req).team.id, params.automationId, body.enabled),
+        body: await setAutomationEnabled(
+          ctx.db,
+          authOf(req).team.id,
+          params.automationId,
+          body.enabled,
+          authorOf(authOf(req).principal),
+        ),
       }),
     }),
     defineRoute({

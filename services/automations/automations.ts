@@ -228,14 +228,18 @@ export async function updateAutomationSteps(
   return getAutomation(db, teamId, id);
 }
 
-/** Enables or disables the trigger (and the inbound hook); running enrollments go on to their end. */
+/**
+ * Enables or disables the trigger (and the inbound hook); running enrollments go on to their end.
+ * An agent toggles only the automations that run as itself.
+ */
 export async function setAutomationEnabled(
   db: Db,
   teamId: string,
   id: string,
   enabled: boolean,
+  author: Author,
 ): Promise<AutomationJson> {
-  await findAutomation(db, teamId, id);
+  checkAgentAuthor(author, (await findAutomation(db, teamId, id)).agent_id);
   await db.transaction(async (trx) => {
     // The row lock orders two toggles of the same automation.
     const row: AutomationRow = await trx('automations').where({ id }).forUpdate().first();

@@ -6,7 +6,7 @@ import { loadConfig } from '../../config';
 import type { Db } from '../../db/knex';
 import { createLogger } from '../../logger';
 import { setIntegration } from '../../services/agents/integrations';
-import { createAutomation, updateAutomationSteps } from '../../services/automations/automations';
+import { createAutomation, setAutomationEnabled, updateAutomationSteps } from '../../services/automations/automations';
 import { enrollContact, exitEnrollment } from '../../services/automations/enroll';
 import { automationCreateSchema, stepsSchema } from '../../services/automations/schemas';
 import { runEnrollmentStep } from '../../services/automations/steps';
@@ -312,6 +312,10 @@ describe('enrollmentWorkflow on the Temporal test environment', () => {
         agentId: other.id,
       }),
     ).rejects.toMatchObject({ status: 404 });
+    await expect(
+      setAutomationEnabled(suite.db, suite.team.teamId, automation.id, false, { userId: member.id, agentId: other.id }),
+    ).rejects.toMatchObject({ status: 404 });
+    expect((await suite.db('automations').where({ id: automation.id }).first()).enabled).toBe(true);
     await expect(
       createAutomation(
         suite.db,
