@@ -30,6 +30,12 @@ const automationParams = z.object({ automationId: z.string().min(1).max(100) });
 const enrollmentParams = automationParams.extend({ enrollmentId: z.string().min(1).max(100) });
 const enrollBodySchema = enrollInputSchema.omit({ automationId: true });
 
+/** The team and the author of a write (an agent's credential writes only its own automations). */
+function writer(req: Parameters<typeof authOf>[0]) {
+  const { team, principal } = authOf(req);
+  return { teamId: team.id, author: authorOf(principal) };
+}
+
 /** The Automations app over HTTP (docs/AUTOMATIONS.md): the same service functions as its MCP tools. */
 export function automationsRoutes(ctx: AppContext): Route[] {
   /** An enrollment of this automation (another automation's id in the path is 404). */
@@ -99,16 +105,13 @@ export function automationsRoutes(ctx: AppContext): Route[] {
       body: { kind: 'json', schema: stepsUpdateSchema },
       responses: { 200: json(automationSchema, 'The automation at its new version') },
       errors: [422],
-      handler: async ({ req, params, body }) => ({
-        status: 200,
-        body: await updateAutomationSteps(
-          ctx.db,
-          authOf(req).team.id,
-          params.automationId,
-          body.steps,
-          authorOf(authOf(req).principal),
-        ),
-      }),
+      handler: async ({ req, params, body }) => {
+        const { teamId, author } = writer(req);
+        return {
+          status: 200,
+          body: await updateAutomationSteps(ctx.db, teamId, params.automationId, body.steps, author),
+        };
+      },
     }),
     defineRoute({
       method: 'patch',
@@ -119,16 +122,13 @@ export function automationsRoutes(ctx: AppContext): Route[] {
       params: automationParams,
       body: { kind: 'json', schema: enabledSchema },
       responses: { 200: json(automationSchema, 'The automation') },
-      handler: async ({ req, params, body }) => ({
-        status: 200,
-        body: await setAutomationEnabled(
-          ctx.db,
-          authOf(req).team.id,
-          params.automationId,
-          body.enabled,
-          authorOf(authOf(req).principal),
-        ),
-      }),
+      handler: async ({ req, params, body }) => {
+        const { teamId, author } = writer(req);
+        return {
+          status: 200,
+          body: await setAutomationEnabled(ctx.db, teamId, params.automationId, body.enabled, author),
+        };
+      },
     }),
     defineRoute({
       method: 'get',

@@ -6,6 +6,7 @@ import {
   type AttemptRecord,
   bodyOf,
   ENDPOINT_DISABLED,
+  type EventAtEndpoint,
   type PostResult,
   postWebhook,
   recordAttempts,
@@ -64,16 +65,9 @@ function leave(endpointId: string): void {
   if (--gates.get(endpointId)!.users === 0) gates.delete(endpointId);
 }
 
-interface Row {
+interface Row extends EventAtEndpoint {
   id: string;
   endpoint_id: string;
-  url: string;
-  headers: Record<string, string>;
-  secret_encrypted: string;
-  enabled: boolean;
-  type: string;
-  data: unknown;
-  event_created_at: Date;
 }
 
 export interface BatchHooks {

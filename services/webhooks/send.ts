@@ -35,10 +35,8 @@ export interface AttemptDeps {
   allowPrivate: boolean;
 }
 
-interface Target {
-  id: string;
-  team_id: string;
-  status: string;
+/** A delivery's event and its endpoint, as one read joins them (here and in batches). */
+export interface EventAtEndpoint {
   url: string;
   headers: Record<string, string>;
   secret_encrypted: string;
@@ -46,6 +44,12 @@ interface Target {
   type: string;
   data: unknown;
   event_created_at: Date;
+}
+
+interface Target extends EventAtEndpoint {
+  id: string;
+  team_id: string;
+  status: string;
 }
 
 /** The body every receiver gets: `{ type, timestamp, data }` (timestamp: when the event happened). */
