@@ -42,11 +42,18 @@ async function contactFor(
   }
   if (!input.email && !input.phone)
     throw ruleBroken('contact_required', 'Name the contact to enroll: contactId, email or phone');
-  const found = input.email
-    ? await contacts().whereRaw('lower(email) = lower(?)', [input.email]).first('id')
-    : await contacts().where({ phone: input.phone }).first('id');
-  if (found) return { id: found.id, created: false };
   const { automationId: _a, contactId: _c, ...fields } = input;
+  if (!input.email)
+    // Phones have no unique index (a team may hold one number twice): two runs naming the same new
+    // number at once (two automations on one source) take turns, and the second finds the first's.
+    return ctx.db.transaction(async (trx) => {
+      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`contact-phone:${teamId}:${input.phone}`]);
+      const found = await trx('contacts').where({ team_id: teamId, phone: input.phone }).orderBy('seq').first('id');
+      if (found) return { id: found.id, created: false };
+      return { id: (await createContact(trx, teamId, fields as ContactCreate)).id, created: true };
+    });
+  const found = await contacts().whereRaw('lower(email) = lower(?)', [input.email]).first('id');
+  if (found) return { id: found.id, created: false };
   try {
     return { id: (await createContact(ctx.db, teamId, fields as ContactCreate)).id, created: true };
   } catch (err) {

@@ -234,6 +234,33 @@ describe('automations over HTTP', () => {
     expect(await enrollments(nurture.id, contact.id)).toHaveLength(2);
   });
 
+  it('two automations on one source that name the same new phone-only contact at once create it once', async () => {
+    const phone = `+1555${String(Date.now()).slice(-7)}`;
+    const automations = await Promise.all(
+      ['Phone A', 'Phone B'].map((name) =>
+        create({
+          name,
+          trigger: { kind: 'inbound', source: 'phone-signup', mapping: { phone: '$.phone', name: '$.name' } },
+          steps: [{ type: 'wait', duration: '1d' }],
+        }),
+      ),
+    );
+    const posted = await inbound('phone-signup', { phone, name: 'Only Phone' }, `phone-${phone}`);
+    expect(posted.status).toBe(202);
+    const enrolled = await Promise.all(
+      automations.map((a) =>
+        until(
+          () => enrollments(a.id),
+          (rows) => rows.length === 1,
+          `the enrollment in ${a.name}`,
+        ),
+      ),
+    );
+    const contacts = await suite.db('contacts').where({ team_id: suite.team.teamId, phone });
+    expect(contacts).toHaveLength(1);
+    expect(enrolled.map((rows) => rows[0].contactId)).toEqual([contacts[0].id, contacts[0].id]);
+  });
+
   it('an event trigger enrolls each new contact; its journey waits for the contact’s next update, then sends', async () => {
     const automation = await create({
       name: 'After the first update',
