@@ -90,14 +90,35 @@ export async function enrollContact(
 
 /** Starts the enrollment's workflow (once, ever) and marks it started. */
 export async function startEnrollment(db: Db, temporal: TemporalGateway, enrollmentId: string): Promise<void> {
-  const row = await db('automation_enrollments as e')
+  const [row] = await unstartedEnrollments(db).where('e.id', enrollmentId);
+  if (!row) return;
+  await startEnrollmentWorkflow(temporal, row);
+  await db('automation_enrollments')
+    .where({ id: enrollmentId })
+    .whereNull('workflow_started_at')
+    .update({ workflow_started_at: db.fn.now() });
+}
+
+interface UnstartedEnrollment {
+  id: string;
+  automation_id: string;
+  contact_id: string;
+  version: number;
+  plan: EnrollmentArgs['plan'];
+  slug: string;
+}
+
+/** Enrollments whose workflow has not started, with what the start needs (one read for a batch). */
+const unstartedEnrollments = (db: Db) =>
+  db('automation_enrollments as e')
     .join('automation_versions as v', function () {
       this.on('v.automation_id', 'e.automation_id').andOn('v.version', 'e.version');
     })
     .join('teams as t', 't.id', 'e.team_id')
-    .where('e.id', enrollmentId)
-    .first('e.id', 'e.automation_id', 'e.contact_id', 'e.version', 'e.workflow_started_at', 'v.plan', 't.slug');
-  if (!row || row.workflow_started_at) return;
+    .whereNull('e.workflow_started_at')
+    .select<UnstartedEnrollment[]>('e.id', 'e.automation_id', 'e.contact_id', 'e.version', 'v.plan', 't.slug');
+
+async function startEnrollmentWorkflow(temporal: TemporalGateway, row: UnstartedEnrollment): Promise<void> {
   try {
     await temporal.call((client) =>
       client.workflow.start<EnrollmentWorkflow>(enrollmentWorkflowName, {
@@ -117,10 +138,6 @@ export async function startEnrollment(db: Db, temporal: TemporalGateway, enrollm
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  await db('automation_enrollments')
-    .where({ id: enrollmentId })
-    .whereNull('workflow_started_at')
-    .update({ workflow_started_at: db.fn.now() });
 }
 
 /** How long a request or a warp has to start the enrollment it made before the dispatcher does. */
@@ -132,17 +149,22 @@ const OWN_START_GRACE = "interval '10 seconds'";
  * when that did not start it in time (Temporal away, a crash): the two never race for a start.
  */
 export async function startPendingEnrollments(db: Db, temporal: TemporalGateway, batch = 100): Promise<number> {
-  const ids: string[] = await db('automation_enrollments')
-    .whereNull('workflow_started_at')
-    .where({ status: 'active' })
-    .whereRaw(`(enrolled_by LIKE 'event:%' OR created_at < now() - ${OWN_START_GRACE})`)
-    .orderBy('seq')
-    .limit(batch)
-    .pluck('id');
+  const rows = await unstartedEnrollments(db)
+    .where('e.status', 'active')
+    .whereRaw(`(e.enrolled_by LIKE 'event:%' OR e.created_at < now() - ${OWN_START_GRACE})`)
+    .orderBy('e.seq')
+    .limit(batch);
   let started = 0;
-  for (let i = 0; i < ids.length; i += 20) {
-    const results = await Promise.allSettled(ids.slice(i, i + 20).map((id) => startEnrollment(db, temporal, id)));
-    started += results.filter((r) => r.status === 'fulfilled').length;
+  for (let i = 0; i < rows.length; i += 20) {
+    const slice = rows.slice(i, i + 20);
+    const results = await Promise.allSettled(slice.map((row) => startEnrollmentWorkflow(temporal, row)));
+    const done = slice.filter((_, k) => results[k].status === 'fulfilled').map((row) => row.id);
+    if (done.length)
+      await db('automation_enrollments')
+        .whereIn('id', done)
+        .whereNull('workflow_started_at')
+        .update({ workflow_started_at: db.fn.now() });
+    started += done.length;
     const failed = results.find((r) => r.status === 'rejected');
     // Temporal away: the rest stay for the next pass.
     if (failed) throw (failed as PromiseRejectedResult).reason;
