@@ -130,6 +130,34 @@ function inlineAnswer(
 }
 
 /**
+ * A keyed run's execution with a workflow of its own, opened by an earlier attempt: answered as it
+ * stands, without running the warp's checks again (a delivered artifact is no longer "ready").
+ * A start that never happened after the row was written reads as failed (`getExecution`).
+ */
+async function openedWorkflowRun(
+  call: WarpCall,
+  warp: string,
+): Promise<z.infer<typeof executeAnswerSchema> | undefined> {
+  if (!call.executionId) return undefined;
+  const row = await call.ctx
+    .db('warp_executions')
+    .where({ id: call.executionId, team_id: call.team.id })
+    .whereRaw("workflow_id NOT LIKE 'inline:%'")
+    .first('id', 'status', 'result');
+  if (!row) return undefined;
+  const open = ['pending_approval', 'running', 'succeeded'].includes(row.status);
+  return {
+    executionId: row.id,
+    warp,
+    // Declined and expired are not an answer's statuses: the write did not happen.
+    status: open ? row.status : 'failed',
+    ...(row.status === 'pending_approval' ? { pending: true } : {}),
+    result: row.result ?? { executionStatus: row.status },
+    statusUrl: executionUrl(call.ctx.config.baseUrl, row.id),
+  };
+}
+
+/**
  * A sensitive write in auto mode by a keyed run: its execution row is opened (once, by id)
  * before the write, then the write runs as an approved one does (`runApprovedWrite`): a retry
  * that finds the row still running runs it as a retry, which counts "already done" as done.
@@ -226,6 +254,8 @@ export async function runBuiltInWarp(
 
 /** `execute` (MCP) and `POST /v1/warps/{name}/execute`: a built-in warp, else the team's private warp of that name. */
 export async function executeWarp(call: WarpCall, name: string, inputs: unknown) {
+  const opened = await openedWorkflowRun(call, name);
+  if (opened) return opened;
   const w = builtInWarp(name);
   if (w) return runBuiltInWarp(call, w, inputs);
   const row = await findPrivateWarp(call.ctx, call.team.id, name);
