@@ -8,6 +8,7 @@ import { resolveAudience } from '../services/campaigns/audience';
 import { previewQuery } from '../services/campaigns/audiencePreview';
 import { providerDefinitions } from '../channels/providers';
 import { HTTP_CONNECTIONS_PER_INTEGRATION } from '../channels/http';
+import { profileArgs } from '../entryPoints';
 import { startSink, type Sink, type SinkCounts } from './sink';
 
 interface CampaignBenchOptions {
@@ -20,6 +21,8 @@ interface CampaignBenchOptions {
   team: (prefix: string) => Promise<{ team: string; teamId: string; agentId: string; token: string }>;
   /** The audience of the SMTP and HTTP runs. */
   recipients: number;
+  /** Which transports run at `recipients` (both by default). */
+  transports: readonly Transport[];
   /** Also an SMTP run at this size (0: none). */
   largeRecipients: number;
   segmentContacts: number;
@@ -129,22 +132,26 @@ async function campaignRun(
       })
       .returning('id');
     await sink.reset(transport);
-    const baseline = execFileAsync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'plainCampaign.ts')], {
-      env: {
-        ...process.env,
-        DATABASE_URL: o.databaseUrl,
-        CAMPAIGN_ID: plainCampaign.id,
-        TEAM_ID: plain.teamId,
-        PROVIDER: transport,
-        SMTP_PORT: String(sink.smtpPort),
-        PROVIDER_URL: sink.httpBaseUrl,
-        CONNECTIONS: String(connections),
-        IN_FLIGHT: String(inFlight),
-        CHUNK: '1000',
+    const baseline = execFileAsync(
+      process.execPath,
+      [...profileArgs(), '--import', 'tsx', path.join(__dirname, 'plainCampaign.ts')],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: o.databaseUrl,
+          CAMPAIGN_ID: plainCampaign.id,
+          TEAM_ID: plain.teamId,
+          PROVIDER: transport,
+          SMTP_PORT: String(sink.smtpPort),
+          PROVIDER_URL: sink.httpBaseUrl,
+          CONNECTIONS: String(connections),
+          IN_FLIGHT: String(inFlight),
+          CHUNK: '1000',
+        },
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
       },
-      encoding: 'utf8',
-      maxBuffer: 1 << 20,
-    });
+    );
     const baselineRss = peakRss(baseline.child.pid!);
     [plainSeconds, plainStartedAt, plainCpu] = (await baseline).stdout.trim().split(' ').map(Number);
     plainPeak = baselineRss();
@@ -292,8 +299,8 @@ export async function benchCampaigns(o: CampaignBenchOptions): Promise<string[]>
   const sink = await startSink();
   const out: string[] = [];
   try {
-    out.push(...(await alternatingRuns(o, sink, 'smtp', o.recipients)));
-    out.push(...(await alternatingRuns(o, sink, 'http', o.recipients)));
+    if (o.transports.includes('smtp')) out.push(...(await alternatingRuns(o, sink, 'smtp', o.recipients)));
+    if (o.transports.includes('http')) out.push(...(await alternatingRuns(o, sink, 'http', o.recipients)));
     if (o.largeRecipients > 0) out.push(...(await alternatingRuns(o, sink, 'smtp', o.largeRecipients)));
     return out;
   } finally {

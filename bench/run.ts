@@ -17,7 +17,7 @@
  *  (j) outbound webhook fan-out of BENCH_WEBHOOK_EVENTS events to a receiver answering in 50 ms vs. a plain
  *      script that signs and POSTs the same events 50 in flight.
  * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
- * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
+ * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_CAMPAIGN_TRANSPORTS (smtp,http), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -42,6 +42,9 @@ const JOBS = Number(process.env.BENCH_JOBS ?? 300);
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const CAMPAIGN_RECIPIENTS = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000);
 const CAMPAIGN_LARGE = Number(process.env.BENCH_CAMPAIGN_LARGE ?? 0);
+const CAMPAIGN_TRANSPORTS = (process.env.BENCH_CAMPAIGN_TRANSPORTS ?? 'smtp,http').split(',').map((s) => s.trim()) as (
+  'smtp' | 'http'
+)[];
 const SEGMENT_CONTACTS = Number(process.env.BENCH_SEGMENT_CONTACTS ?? 1_000_000);
 const MEMORIES = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const AGENT_SAMPLES = Number(process.env.BENCH_AGENT_SAMPLES ?? 60);
@@ -335,6 +338,7 @@ async function main(): Promise<void> {
           team,
           recipients: CAMPAIGN_RECIPIENTS,
           largeRecipients: CAMPAIGN_LARGE,
+          transports: CAMPAIGN_TRANSPORTS,
           segmentContacts: SEGMENT_CONTACTS,
           log,
         })),

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/knex';
 import { createProvider, ProviderName } from './providers';
+import { stopSmtpThread } from './smtpSender';
 import { ProviderError, type ChannelProvider, type PooledProvider } from './types';
 
 interface Pool {
@@ -66,6 +67,7 @@ export class ProviderPools {
     this.pools.clear();
     this.retiring.clear();
     await Promise.all(all.map((pool) => this.close(pool)));
+    await stopSmtpThread();
   }
 
   /** How many pools are open (for tests and logs). */

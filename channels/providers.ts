@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import nodemailer from 'nodemailer';
 import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { newId } from '../services/platform/ids';
+import { openSmtpPool, SmtpSendError } from './smtpSender';
 import { bearer, HTTP_CONNECTIONS_PER_INTEGRATION, httpPool, providerRequest } from './http';
 import { Channel, PooledProvider, ProviderError } from './types';
 
@@ -94,8 +94,8 @@ function sandbox(db: Db, teamId: string): PooledProvider {
 
 function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider {
   // nodemailer turns TCP_NODELAY on for every socket it opens (pooled ones too): without it each
-  // message would wait out the server's delayed ACK.
-  const transport = nodemailer.createTransport({
+  // message would wait out the server's delayed ACK. The pool lives on the SMTP sender thread.
+  const pool = openSmtpPool({
     pool: true,
     maxConnections: config.maxConnections,
     maxMessages: config.maxMessages,
@@ -110,24 +110,24 @@ function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider 
   return {
     // One message on each connection and one queued behind it, so no connection waits for the next.
     concurrency: config.maxConnections * 2,
-    close: async () => transport.close(),
+    close: () => pool.close(),
     async send(message) {
       // SMTP has no idempotency header; a stable Message-ID lets the receiving side drop a repeat.
       const domain = message.from?.split('@')[1] ?? 'localhost';
       const messageId = `<${createHash('sha256').update(message.idempotencyKey).digest('hex').slice(0, 32)}@${domain}>`;
       try {
-        const info = await transport.sendMail({
-          from: message.from ?? undefined,
+        const accepted = await pool.send({
+          ...(message.from ? { from: message.from } : {}),
           to: message.to,
           subject: message.subject ?? '',
           text: message.text,
-          html: message.html,
+          ...(message.html !== undefined ? { html: message.html } : {}),
           messageId,
-          headers: message.headers,
+          ...(message.headers ? { headers: message.headers } : {}),
         });
-        return { providerMessageId: info.messageId ?? messageId };
+        return { providerMessageId: accepted ?? messageId };
       } catch (err) {
-        const code = (err as { responseCode?: number }).responseCode;
+        const code = err instanceof SmtpSendError ? err.responseCode : undefined;
         // SMTP 4xx replies are transient by definition, 5xx permanent; no reply at all: try again.
         throw new ProviderError(`smtp: ${(err as Error).message}`, code === undefined || code < 500, code);
       }

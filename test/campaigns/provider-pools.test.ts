@@ -1,3 +1,6 @@
+import { createProvider } from '../../channels/providers';
+import { stopSmtpThread } from '../../channels/smtpSender';
+import { ProviderError } from '../../channels/types';
 import { newId } from '../../services/platform/ids';
 import { sleep, useProviderSuite } from '../support/helpers';
 
@@ -88,5 +91,41 @@ describe('provider connection pools', () => {
     const testSend = await suite.api.post(`/campaigns/${draft.id}/send-test`, { contactId: tested.id });
     expect(testSend.status).toBe(200);
     expect(suite.fake.byRecipient(tested.email)[0].auth).toEqual({ username: 'mailer', password: 'new-password' });
+  });
+
+  it('SMTP sends run on their own thread: a thread that dies fails its sends as retryable, and the next send starts a new one', async () => {
+    const adapter = createProvider(
+      'smtp',
+      { host: '127.0.0.1', port: suite.fake.smtpPort, maxConnections: 2 },
+      {},
+      { db: suite.db, teamId: suite.team.teamId },
+    );
+    const message = (to: string) => ({
+      channel: 'email' as const,
+      to,
+      from: 'news@acme.example',
+      subject: 'Thread',
+      text: 'Hello',
+      idempotencyKey: `${to}:1`,
+    });
+    try {
+      const first = await adapter.send(message('thread-1@example.test'));
+      expect(first.providerMessageId).toMatch(/^<[0-9a-f]{32}@acme\.example>$/);
+
+      // Stopped while a send is out: the send fails, retryable, and is never sent.
+      const inFlight = adapter.send(message('thread-2@example.test')).catch((err: unknown) => err);
+      await stopSmtpThread();
+      const refused = await inFlight;
+      expect(refused).toBeInstanceOf(ProviderError);
+      expect((refused as ProviderError).retryable).toBe(true);
+
+      // The same pool goes on, on a new thread, with its settings.
+      await adapter.send(message('thread-3@example.test'));
+      expect(suite.fake.byRecipient('thread-1@example.test')).toHaveLength(1);
+      expect(suite.fake.byRecipient('thread-2@example.test')).toHaveLength(0);
+      expect(suite.fake.byRecipient('thread-3@example.test')).toHaveLength(1);
+    } finally {
+      await adapter.close();
+    }
   });
 });

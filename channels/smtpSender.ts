@@ -1,0 +1,145 @@
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type SMTPPool from 'nodemailer/lib/smtp-pool';
+
+/** What nodemailer's sendMail takes, as far as our messages use it (plain data: it crosses to the thread). */
+export interface SmtpMail {
+  from?: string;
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  messageId: string;
+  headers?: Record<string, string>;
+}
+
+/** A refused send as the thread reports it: the server's reply code, when there was a reply. */
+export class SmtpSendError extends Error {
+  constructor(
+    message: string,
+    readonly responseCode: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+const SMTP_THREAD_HEAP_MB = 48;
+
+type Reply =
+  { id: number; ok: true; messageId?: string } | { id: number; ok: false; message: string; responseCode?: number };
+
+/**
+ * This process's SMTP sender thread (channels/smtpThread.js): every pooled SMTP transport lives
+ * there and the main thread hands it messages. Started on the first SMTP pool; a thread that dies
+ * fails what it held (retryable) and the next pool starts a new one.
+ */
+class SmtpThread {
+  private worker?: Worker;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    // Its live heap is a few MiB (transports and the messages in flight): small limits keep the
+    // process's resident set where a million-recipient send needs it (docs/CAMPAIGNS.md, "Memory").
+    const worker = new Worker(path.join(__dirname, 'smtpThread.js'), {
+      resourceLimits: { maxOldGenerationSizeMb: SMTP_THREAD_HEAP_MB },
+    });
+    // Idle pools must not keep a process alive; a send in flight does (ref'd while any is out).
+    worker.unref();
+    worker.on('message', (replies: Reply[]) => {
+      for (const reply of replies) {
+        const waiter = this.pending.get(reply.id);
+        this.pending.delete(reply.id);
+        waiter?.resolve(reply);
+      }
+      if (!this.pending.size) worker.unref();
+    });
+    worker.on('error', (err) => this.lose(worker, err));
+    worker.on('exit', (code) => this.lose(worker, new Error(`the SMTP sender thread exited (${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  /** The thread is gone: what it held fails (retryable), and the next request starts a new one. */
+  private lose(worker: Worker, err: Error): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    // What was not posted yet was for the lost thread: its waiters fail below, its pools open again.
+    this.outbox = [];
+    for (const waiter of this.pending.values()) waiter.reject(err);
+    this.pending.clear();
+  }
+
+  /** Ends the thread (the process is stopping, its pools closed); a later send starts a new one. */
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.lose(worker, new Error('the SMTP sender thread was stopped'));
+    await worker.terminate();
+  }
+
+  /** Requests go out in batches, one postMessage per turn of the loop; all of them are for the live thread. */
+  private outbox: Record<string, unknown>[] = [];
+  private flushScheduled = false;
+  private post(message: Record<string, unknown>): void {
+    this.outbox.push(message);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      const batch = this.outbox;
+      this.outbox = [];
+      if (batch.length) this.worker?.postMessage(batch);
+    });
+  }
+
+  private ask(message: Record<string, unknown>): Promise<Reply> {
+    const id = this.nextId++;
+    const worker = this.thread();
+    return new Promise<Reply>((resolve, reject) => {
+      if (!this.pending.size) worker.ref();
+      this.pending.set(id, { resolve, reject });
+      this.post({ ...message, id });
+    });
+  }
+
+  open(options: SMTPPool.Options): SmtpPoolHandle {
+    // The transport lives on the thread: a thread that died took it along, so the next send opens it again.
+    let opened: { worker: Worker; pool: number } | undefined;
+    const poolOnLiveThread = () => {
+      const worker = this.thread();
+      if (opened?.worker !== worker) {
+        opened = { worker, pool: this.nextId++ };
+        this.post({ op: 'open', pool: opened.pool, options });
+      }
+      return opened.pool;
+    };
+    poolOnLiveThread();
+    return {
+      send: async (mail) => {
+        const reply = await this.ask({ op: 'send', pool: poolOnLiveThread(), mail });
+        if (!reply.ok) throw new SmtpSendError(reply.message, reply.responseCode);
+        return reply.messageId;
+      },
+      close: async () => {
+        if (opened?.worker !== this.worker) return;
+        await this.ask({ op: 'close', pool: opened!.pool });
+      },
+    };
+  }
+}
+
+export interface SmtpPoolHandle {
+  /** Resolves with the Message-ID the server accepted; rejects with SmtpSendError. */
+  send(mail: SmtpMail): Promise<string | undefined>;
+  close(): Promise<void>;
+}
+
+const smtpThread = new SmtpThread();
+
+/** A pooled SMTP transport (nodemailer's `pool: true`) on this process's sender thread. */
+export const openSmtpPool = (options: SMTPPool.Options): SmtpPoolHandle => smtpThread.open(options);
+
+/** Ends this process's sender thread: sends in flight fail as retryable; later sends start a new one. */
+export const stopSmtpThread = (): Promise<void> => smtpThread.stop();
