@@ -26,7 +26,7 @@ export function warpsRoutes(ctx: AppContext): Route[] {
         'waits for approval (`pending: true`, agent in manual mode) or runs in the background (private warps, ' +
         '`svc-campaign-send-contact`, `artifact-deliver`). Every run is a warp execution. Unknown name: 404 ' +
         '`unknown_warp` listing the known ones; bad inputs: 400 `validation_error` with the schema issues; ' +
-        '`svc-automation-enroll`: 422 `not_available`.',
+        '`svc-automation-enroll`: 422 `unknown_automation` (not an automation of the team) or `automation_disabled`.',
       params: z.object({ name: z.string().min(1).max(100) }),
       body: { kind: 'json', schema: executeBodySchema },
       responses: {

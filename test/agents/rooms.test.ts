@@ -292,6 +292,17 @@ describe('agents that converse: rooms, turns and streams', () => {
     expect((await otherApi.post('/rooms', { roomId: a.room.id })).status).toBe(404);
     const listed = await otherApi.get('/rooms');
     expect(listed.body.data).toEqual([]);
+
+    // Another team's real key, of a room of its own, opens nothing of ours; each key opens its own room.
+    const theirs = await otherApi.post('/rooms', { name: 'their-room' });
+    expect(theirs.status).toBe(201);
+    const aUrl = new URL(a.streamUrl);
+    aUrl.searchParams.set('key', theirs.body.key);
+    const foreign = await readStream(aUrl.toString(), { maxEvents: 1 });
+    expect(foreign.status).toBe(401);
+    expect(foreign.raw).not.toContain(a.room.id);
+    const own = await readStream(theirs.body.streamUrl, { maxBytes: 1, timeoutMs: 5000 });
+    expect(own.status).toBe(200);
   });
 
   it('rejects bad input with the envelope, never a 500', async () => {

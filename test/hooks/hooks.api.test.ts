@@ -1,6 +1,6 @@
 import { upsertAutomationHook } from '../../services/hooks/systemHooks';
 import { FakeWebhookReceiver } from '../fakes/webhookReceiver';
-import { apiClient, sleep, useApiSuite } from '../support/helpers';
+import { apiClient, newTeam, sleep, useApiSuite } from '../support/helpers';
 
 /**
  * Hooks over HTTP with the real worker: CRUD and its rules, AGENT_AUTH_KEYs, inbound hooks with
@@ -262,6 +262,34 @@ describe('hooks over HTTP', () => {
     expect(again).toMatchObject({ status: 200, body: { decision: 'approved', executionId: asked.body.executionId } });
     // Another agent's key cannot read it.
     expect((await get(asked.body.pollUrl, 'ak_wrongwrongwrongwrongwrongwrong')).status).toBe(401);
+  });
+
+  it("permission.request: a poll waiting when a person approves wakes with the decision; another team's real key reads nothing", async () => {
+    const asked = await post(hooksUrl('?wait=0'), { type: 'permission.request', tool: 'Edit', requestId: 'req-wake' });
+    expect(asked.status).toBe(202);
+    const started = Date.now();
+    const waiting = get(`${asked.body.pollUrl}?wait=20`);
+    await sleep(500);
+    expect((await suite.api.post(`/warp-executions/${asked.body.executionId}/approve`, {})).status).toBe(200);
+    expect(await waiting).toMatchObject({
+      status: 200,
+      body: { decision: 'approved', executionId: asked.body.executionId },
+    });
+    // Woken by the decision, not by the end of its 20 s wait.
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    const other = await newTeam(suite.db, 'hooks-other');
+    const theirKey = (await apiClient(suite.server.baseUrl, other).post(`/agents/${other.agentId}/auth-keys`)).body.key;
+    expect(theirKey).toMatch(/^ak_/);
+    const ours = await get(asked.body.pollUrl, theirKey);
+    expect(ours.status).toBe(401);
+    expect(JSON.stringify(ours.body)).not.toContain('Edit');
+    const viaTheirAgent = await get(
+      `${suite.server.baseUrl}/agents/${other.agentId}/hooks/permissions/${asked.body.executionId}`,
+      theirKey,
+    );
+    expect(viaTheirAgent.status).toBe(404);
+    expect(JSON.stringify(viaTheirAgent.body)).not.toContain('Edit');
   });
 
   it('permission.request declined in the product answers declined', async () => {
