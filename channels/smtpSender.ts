@@ -23,7 +23,12 @@ export class SmtpSendError extends Error {
   }
 }
 
-const SMTP_THREAD_HEAP_MB = 48;
+/**
+ * A ceiling, not a size: the thread's live heap is a few MiB. Campaign bodies are at most 5 000
+ * characters of text and 50 000 of HTML (services/campaigns/content.ts), other sends a request
+ * body (BODY_LIMIT, 1 MB): every send in flight fits many times over.
+ */
+const SMTP_THREAD_HEAP_MB = 64;
 
 type Reply =
   { id: number; ok: true; messageId?: string } | { id: number; ok: false; message: string; responseCode?: number };
@@ -40,8 +45,6 @@ class SmtpThread {
 
   private thread(): Worker {
     if (this.worker) return this.worker;
-    // Its live heap is a few MiB (transports and the messages in flight): small limits keep the
-    // process's resident set where a million-recipient send needs it (docs/CAMPAIGNS.md, "Memory").
     const worker = new Worker(path.join(__dirname, 'smtpThread.js'), {
       resourceLimits: { maxOldGenerationSizeMb: SMTP_THREAD_HEAP_MB },
     });
