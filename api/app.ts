@@ -10,6 +10,7 @@ import { authRouter } from '../auth/router';
 import { mcpRouter } from '../mcp/router';
 import { roomStreamRouter } from './roomStream';
 import { docsRouter } from './docsPage';
+import { consoleRouter } from '../console/router';
 import { defineRoute, json, registerRoutes, Route } from './routeTable';
 import { adminRoutes } from './routes/admin';
 import { agentsRoutes } from './routes/agents';
@@ -149,6 +150,8 @@ export function createApp(ctx: AppContext): Express {
   const v1 = express.Router();
   registerRoutes(v1, ctx, describedRoutes(ctx));
   app.use('/v1', v1);
+  // The web console: its pages, and the same /v1 router under /app/api with the person's session.
+  app.use(consoleRouter(ctx, v1));
   app.use(docsRouter(`${new URL(ctx.config.baseUrl).pathname}/openapi.json`));
 
   app.use(notFoundRoute);

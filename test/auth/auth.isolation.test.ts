@@ -597,6 +597,13 @@ describe('team isolation matrix', () => {
       check: notFound,
     },
     {
+      endpoint: 'GET /warp-executions/{id}/approval-view',
+      method: 'GET',
+      operation: 'GET /warp-executions/{executionId}/approval-view',
+      path: () => `/warp-executions/${a.pendingExecutionId}/approval-view`,
+      check: notFound,
+    },
+    {
       endpoint: 'POST /warp-executions/{id}/approve',
       method: 'POST',
       operation: 'POST /warp-executions/{executionId}/approve',

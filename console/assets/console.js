@@ -1,0 +1,566 @@
+/* The team console's one script: renders each page from the /v1 API, reached as /app/api with the
+ * session cookie and the page's CSRF token. No framework, no inline handlers (the CSP forbids them):
+ * every element is built with the DOM API, so text from the API is never parsed as HTML. */
+'use strict';
+
+(function () {
+  const main = document.getElementById('main');
+  if (!main) return;
+  const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
+  const content = document.getElementById('content');
+  const statusLine = document.getElementById('status');
+  const page = main.dataset.page;
+  const pageId = main.dataset.id;
+
+  /** The API as this person: same paths as /v1, answers { status, body }. */
+  async function api(method, path, body) {
+    const res = await fetch('/app/api' + path, {
+      method,
+      credentials: 'same-origin',
+      headers: Object.assign(
+        { 'X-CSRF-Token': csrf, Accept: 'application/json' },
+        body === undefined ? {} : { 'Content-Type': 'application/json' },
+      ),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (res.status === 401) {
+      window.location.assign('/app/login?next=' + encodeURIComponent(window.location.pathname));
+      throw new Error('signed out');
+    }
+    const text = await res.text();
+    let parsed = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch (_err) {
+      /* not JSON */
+    }
+    return { status: res.status, body: parsed };
+  }
+
+  /** Element builder: h('p', { class: 'muted' }, 'text', child). Strings become text nodes. */
+  function h(tag, attrs, ...children) {
+    const el = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (name.startsWith('on')) el.addEventListener(name.slice(2), value);
+      else if (name === 'class') el.className = value;
+      else if (name === 'dataset') Object.assign(el.dataset, value);
+      else el.setAttribute(name, value === true ? '' : String(value));
+    }
+    for (const child of children.flat(Infinity)) {
+      if (child === undefined || child === null || child === false) continue;
+      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return el;
+  }
+
+  const setStatus = (text) => {
+    statusLine.textContent = text;
+  };
+  const errorText = (res) =>
+    res.body && res.body.error ? res.body.error.message + ' (' + res.body.error.code + ')' : 'HTTP ' + res.status;
+  const badge = (status) => h('span', { class: 'badge ' + status }, status.replace(/_/g, ' '));
+  const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+  function facts(rows) {
+    return h(
+      'dl',
+      { class: 'facts' },
+      rows
+        .filter((r) => r && r[1] !== undefined && r[1] !== null && r[1] !== '')
+        .map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+    );
+  }
+  function notFound(what) {
+    setStatus('');
+    content.replaceChildren(h('p', { class: 'error', role: 'alert' }, what + ' not found.'));
+  }
+
+  /** Repeats `fn` every `ms` while the page is open; the page stays usable if one round fails. */
+  function every(ms, fn) {
+    let stopped = false;
+    const round = async () => {
+      try {
+        await fn();
+      } catch (err) {
+        if (String(err && err.message) !== 'signed out') setStatus('Could not refresh: ' + err.message);
+      }
+      if (!stopped) setTimeout(round, ms);
+    };
+    void round();
+    return () => {
+      stopped = true;
+    };
+  }
+
+  let agentNames = null;
+  async function agents() {
+    if (!agentNames) {
+      const res = await api('GET', '/agents?limit=100');
+      agentNames = new Map((res.body.data || []).map((a) => [a.uuid || a.id, a.name]));
+    }
+    return agentNames;
+  }
+
+  // ---------------------------------------------------------------- Approvals inbox
+
+  const WARP_TITLES = {
+    'artifact-deliver': 'Delivery',
+    'agent-permission': 'Permission request',
+    'svc-campaign-send': 'Campaign send',
+  };
+  const CHANNELS = { email: 'Email', sms: 'SMS', whatsapp: 'WhatsApp', push: 'Push' };
+
+  /** A card for one pending warp execution, from the approval page's own view of it (GET …/approval-view). */
+  function executionCard(execution, view) {
+    const draft = execution.draft;
+    const title = WARP_TITLES[execution.warp] || 'Approval';
+    // The API takes edits of a delivery's message and subject; other writes are approved as asked.
+    const editable = execution.warp === 'artifact-deliver' && !!draft;
+    const outcome = h('p', { class: 'outcome', role: 'status' });
+    const subjectField = h('input', {
+      type: 'text',
+      id: 'subject-' + execution.id,
+      value: (draft && draft.subject) || '',
+    });
+    const messageField = h('textarea', { id: 'message-' + execution.id }, (draft && draft.message) || '');
+
+    const decide = async (verb, body) => {
+      for (const b of card.querySelectorAll('button')) b.disabled = true;
+      const res = await api('POST', '/warp-executions/' + encodeURIComponent(execution.id) + '/' + verb, body);
+      if (res.status === 200) {
+        outcome.textContent = verb === 'approve' ? 'Approved (' + res.body.status + ')' : 'Declined';
+        card.dataset.decided = verb;
+      } else {
+        outcome.textContent = errorText(res);
+        for (const b of card.querySelectorAll('button')) b.disabled = false;
+      }
+    };
+    const approve = () => {
+      if (!editable) return decide('approve', {});
+      const edits = {};
+      const subject = subjectField.value.trim();
+      const message = messageField.value.trim();
+      if (subject && subject !== (draft.subject || '')) edits.subject = subject;
+      if (message && message !== draft.message) edits.message = message;
+      return decide('approve', edits);
+    };
+
+    const message = view.message;
+    const card = h(
+      'article',
+      {
+        class: 'card',
+        dataset: { id: execution.id, warp: execution.warp },
+        'aria-labelledby': 'title-' + execution.id,
+      },
+      h('span', { class: 'kind' }, title),
+      h('h3', { id: 'title-' + execution.id }, view.question),
+      h('p', {}, view.summary),
+      facts([
+        [
+          'To',
+          view.recipients.length
+            ? h(
+                'ul',
+                { class: 'plain recipients' },
+                view.recipients.map((r) => h('li', {}, (r.name ? r.name + ' — ' : '') + r.address)),
+              )
+            : null,
+        ],
+        ...view.facts.map((f) => [f.label, f.value]),
+        ['Asked', when(execution.createdAt)],
+      ]),
+      editable
+        ? [
+            h('label', { for: 'subject-' + execution.id }, 'Subject'),
+            subjectField,
+            h('label', { for: 'message-' + execution.id }, 'Message'),
+            messageField,
+            draft.links ? [h('h4', {}, 'Sent with the message'), h('div', { class: 'message' }, draft.links)] : null,
+          ]
+        : message
+          ? [
+              message.subject ? facts([['Subject', message.subject]]) : null,
+              h('h4', {}, 'Message'),
+              h('div', { class: 'message' }, message.body),
+            ]
+          : null,
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { class: 'primary', type: 'button', onclick: approve }, view.approveLabel),
+        h('button', { class: 'danger', type: 'button', onclick: () => decide('decline', {}) }, 'Decline'),
+      ),
+      outcome,
+    );
+    return card;
+  }
+
+  function campaignCardsCard(campaign, cards) {
+    const outcome = h('p', { class: 'outcome', role: 'status' });
+    const key = 'cards-' + campaign.id;
+    const decide = async (body) => {
+      for (const b of card.querySelectorAll('button')) b.disabled = true;
+      const res = await api('POST', '/campaigns/' + encodeURIComponent(campaign.id) + '/cards', body);
+      outcome.textContent =
+        res.status === 200 ? 'Approved ' + res.body.approved + ', skipped ' + res.body.skipped : errorText(res);
+      if (res.status !== 200) for (const b of card.querySelectorAll('button')) b.disabled = false;
+      else card.dataset.decided = 'cards';
+    };
+    const card = h(
+      'article',
+      { class: 'card', dataset: { id: key }, 'aria-labelledby': 'title-' + key },
+      h('span', { class: 'kind' }, 'Campaign approval cards'),
+      h(
+        'h3',
+        { id: 'title-' + key },
+        h('a', { href: '/app/campaigns/' + encodeURIComponent(campaign.id) }, campaign.name),
+      ),
+      facts([
+        ['Channel', CHANNELS[campaign.channel] || campaign.channel],
+        ['Subject', campaign.subject],
+        ['Agent', campaign.agentName],
+        [
+          'To',
+          h(
+            'ul',
+            { class: 'plain recipients' },
+            cards.map((c) =>
+              h(
+                'li',
+                {},
+                c.address || c.contactId,
+                ' ',
+                h('button', { type: 'button', onclick: () => decide({ approve: [c.contactId] }) }, 'Approve'),
+                ' ',
+                h('button', { type: 'button', onclick: () => decide({ skip: [c.contactId] }) }, 'Skip'),
+              ),
+            ),
+          ),
+        ],
+      ]),
+      h('h4', {}, 'Message'),
+      h('div', { class: 'message' }, campaign.content || ''),
+      h(
+        'div',
+        { class: 'actions' },
+        h(
+          'button',
+          { class: 'primary', type: 'button', onclick: () => decide({ approve: 'all' }) },
+          'Approve all ' + cards.length,
+        ),
+        h('button', { class: 'danger', type: 'button', onclick: () => decide({ skip: 'all' }) }, 'Skip all'),
+      ),
+      outcome,
+    );
+    return card;
+  }
+
+  function approvalsPage() {
+    const list = h('div', { class: 'cards', id: 'inbox' });
+    const empty = h('p', { class: 'muted', id: 'inbox-empty' }, 'Nothing waits for your approval.');
+    content.replaceChildren(list, empty);
+    every(3000, async () => {
+      const names = await agents();
+      const [executions, campaigns] = await Promise.all([
+        api('GET', '/warp-executions?status=pending_approval&limit=100'),
+        api('GET', '/campaigns?limit=100'),
+      ]);
+      if (executions.status !== 200) throw new Error(errorText(executions));
+      const wanted = new Map();
+      for (const e of executions.body.data) {
+        // A delivery is shown once drafted: its message is what an approver edits.
+        if (e.warp === 'artifact-deliver' && !e.draft) continue;
+        wanted.set(e.id, async () => {
+          const view = await api('GET', '/warp-executions/' + encodeURIComponent(e.id) + '/approval-view');
+          return view.status === 200 ? executionCard(e, view.body) : null;
+        });
+      }
+      const sending = (campaigns.body.data || []).filter((c) => c.status === 'sending');
+      const cardLists = await Promise.all(
+        sending.map((c) => api('GET', '/campaigns/' + encodeURIComponent(c.id) + '/cards?perPage=100')),
+      );
+      sending.forEach((c, i) => {
+        const cards = cardLists[i].status === 200 ? cardLists[i].body.data : [];
+        c.agentName = c.agentId ? names.get(c.agentId) : undefined;
+        if (cards.length)
+          wanted.set('cards-' + c.id + ':' + cards.map((x) => x.contactId).join(','), async () =>
+            campaignCardsCard(c, cards),
+          );
+      });
+      // Cards already shown stay as they are (a half-typed edit survives a refresh); gone ones leave.
+      for (const el of [...list.children]) {
+        const key = el.dataset.key;
+        if (!wanted.has(key) && !el.dataset.decided) el.remove();
+        if (el.dataset.decided && !wanted.has(key)) setTimeout(() => el.remove(), 5000);
+      }
+      const shown = new Set([...list.children].map((el) => el.dataset.key));
+      for (const [key, make] of wanted) {
+        if (shown.has(key)) continue;
+        const card = await make();
+        if (!card) continue;
+        card.dataset.key = key;
+        list.prepend(card);
+      }
+      empty.hidden = list.children.length > 0;
+      setStatus(wanted.size + ' waiting · updated ' + new Date().toLocaleTimeString());
+    });
+  }
+
+  // ---------------------------------------------------------------- Rooms
+
+  function roomsPage() {
+    every(5000, async () => {
+      const [rooms, names] = await Promise.all([api('GET', '/rooms?limit=100'), agents()]);
+      if (rooms.status !== 200) throw new Error(errorText(rooms));
+      const rows = rooms.body.data.map((r) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, h('a', { href: '/app/rooms/' + encodeURIComponent(r.id) }, r.name)),
+          h('td', {}, names.get(r.agentId) || r.agentId),
+          h('td', {}, when(r.lastActivityAt)),
+          h('td', {}, String(r.lastEventId)),
+        ),
+      );
+      const agentChoices = [...names].map(([id, name]) => h('option', { value: id }, name));
+      const nameField = h('input', { type: 'text', id: 'new-room-name', required: true, maxlength: 100 });
+      const agentField = h('select', { id: 'new-room-agent' }, agentChoices);
+      const open = h(
+        'form',
+        {
+          class: 'toolbar',
+          onsubmit: async (ev) => {
+            ev.preventDefault();
+            const res = await api('POST', '/rooms', { name: nameField.value.trim(), agentId: agentField.value });
+            if (res.status === 200 || res.status === 201)
+              window.location.assign('/app/rooms/' + encodeURIComponent(res.body.room.id));
+            else setStatus(errorText(res));
+          },
+        },
+        h('div', {}, h('label', { for: 'new-room-name' }, 'New room'), nameField),
+        h('div', {}, h('label', { for: 'new-room-agent' }, 'Agent'), agentField),
+        h('div', {}, h('button', { class: 'primary', type: 'submit' }, 'Open')),
+      );
+      if (!content.querySelector('form')) content.replaceChildren(open, h('div', { class: 'table-wrap' }));
+      content
+        .querySelector('.table-wrap')
+        .replaceChildren(
+          rows.length
+            ? h(
+                'table',
+                {},
+                h(
+                  'thead',
+                  {},
+                  h(
+                    'tr',
+                    {},
+                    h('th', {}, 'Room'),
+                    h('th', {}, 'Agent'),
+                    h('th', {}, 'Last activity'),
+                    h('th', {}, 'Events'),
+                  ),
+                ),
+                h('tbody', {}, rows),
+              )
+            : h('p', { class: 'muted' }, 'No rooms yet.'),
+        );
+      setStatus(rows.length + ' rooms · updated ' + new Date().toLocaleTimeString());
+    });
+  }
+
+  async function roomPage() {
+    // A fresh key for this room: the API checks the room is this team's (else 404).
+    const opened = await api('POST', '/rooms', { roomId: pageId });
+    if (opened.status === 404) return notFound('Room');
+    if (opened.status !== 200 && opened.status !== 201) return setStatus(errorText(opened));
+    const room = opened.body.room;
+    const names = await agents();
+    document.querySelector('h1').textContent = 'Room: ' + room.name;
+    const state = h('span', { class: 'badge', id: 'stream-state' }, 'connecting');
+    const meta = h(
+      'p',
+      { class: 'muted' },
+      'Agent: ',
+      names.get(room.agentId) || room.agentId,
+      ' · last event ',
+      h('span', { id: 'last-event' }, '0'),
+      ' · reconnects ',
+      h('span', { id: 'reconnects' }, '0'),
+      ' · ',
+      state,
+    );
+    const stream = h('div', { class: 'stream', id: 'stream', role: 'log', 'aria-label': 'Room events', tabindex: 0 });
+    const input = h('textarea', { id: 'room-message', required: true, maxlength: 20000 });
+    const composer = h(
+      'form',
+      {
+        class: 'composer',
+        onsubmit: async (ev) => {
+          ev.preventDefault();
+          const message = input.value.trim();
+          if (!message) return;
+          input.value = '';
+          const res = await api('POST', '/agents/' + encodeURIComponent(room.agentId) + '/messages', {
+            message,
+            roomId: room.id,
+            waitSeconds: 0,
+          });
+          if (res.status !== 200 && res.status !== 202) setStatus(errorText(res));
+        },
+      },
+      h('div', {}, h('label', { for: 'room-message' }, 'Message'), input),
+      h('button', { class: 'primary', type: 'submit' }, 'Send'),
+    );
+    content.replaceChildren(h('div', { class: 'room' }, meta, stream, composer));
+
+    const deltas = new Map();
+    let last = 0;
+    let reconnects = 0;
+    const show = (el) => {
+      const atBottom = stream.scrollTop + stream.clientHeight >= stream.scrollHeight - 40;
+      stream.append(el);
+      if (atBottom) stream.scrollTop = stream.scrollHeight;
+    };
+    const handle = (type, seq, data) => {
+      if (seq <= last) return; // a replay after a reconnect never shows an event twice
+      last = seq;
+      document.getElementById('last-event').textContent = String(seq);
+      const ev = (cls, ...children) =>
+        h('div', { class: 'event ' + cls, dataset: { seq: String(seq), type } }, ...children);
+      switch (type) {
+        case 'message.created':
+          if (data.role === 'user') show(ev('user', h('span', { class: 'who' }, 'You: '), data.content || ''));
+          else {
+            const text = h('span', { class: 'text' });
+            deltas.set(data.messageId, text);
+            show(ev('assistant', h('span', { class: 'who' }, (names.get(room.agentId) || 'Agent') + ': '), text));
+          }
+          break;
+        case 'message.delta': {
+          const text = deltas.get(data.messageId);
+          if (text) text.textContent += data.text;
+          break;
+        }
+        case 'message.reset': {
+          const text = deltas.get(data.messageId);
+          if (text) text.textContent = '';
+          break;
+        }
+        case 'message.completed': {
+          const text = deltas.get(data.messageId);
+          if (text) text.textContent = data.content || '';
+          break;
+        }
+        case 'tool.call':
+          show(
+            ev(
+              'tool',
+              'Tool call ',
+              h('strong', {}, data.name),
+              ' ',
+              data.arguments || '',
+              data.needsApproval ? ' (needs approval)' : '',
+            ),
+          );
+          break;
+        case 'tool.result':
+          show(
+            ev(
+              'tool',
+              'Tool ',
+              h('strong', {}, data.name),
+              ' ',
+              badge(data.status),
+              ' ',
+              String(data.result || '').slice(0, 500),
+            ),
+          );
+          break;
+        case 'approval.requested': {
+          const outcome = h('span', { role: 'status' });
+          const decide = async (verb) => {
+            const res = await api('POST', '/warp-executions/' + encodeURIComponent(data.executionId) + '/' + verb, {});
+            outcome.textContent =
+              res.status === 200 ? (verb === 'approve' ? ' approved' : ' declined') : ' ' + errorText(res);
+          };
+          show(
+            ev(
+              'approval',
+              'Approval needed: ',
+              h('strong', {}, data.tool || data.warp),
+              ' ',
+              JSON.stringify(data.arguments || {}),
+              ' (expires ',
+              when(data.expiresAt),
+              ') ',
+              h('button', { type: 'button', class: 'primary', onclick: () => decide('approve') }, 'Approve'),
+              ' ',
+              h('button', { type: 'button', class: 'danger', onclick: () => decide('decline') }, 'Decline'),
+              outcome,
+            ),
+          );
+          break;
+        }
+        case 'approval.decided':
+          show(ev('approval', 'Approval ', badge(data.status)));
+          break;
+        case 'turn.completed':
+          show(
+            ev(
+              'muted',
+              'Turn completed · ',
+              String(data.promptTokens || 0),
+              ' + ',
+              String(data.completionTokens || 0),
+              ' tokens',
+            ),
+          );
+          break;
+        case 'turn.failed':
+          show(ev('error', 'Turn failed: ', data.error && (data.error.code || data.error)));
+          break;
+        default:
+          show(ev('muted', type));
+      }
+    };
+    const TYPES = [
+      'message.created',
+      'message.delta',
+      'message.reset',
+      'message.completed',
+      'tool.call',
+      'tool.result',
+      'approval.requested',
+      'approval.decided',
+      'turn.completed',
+      'turn.failed',
+    ];
+    const streamPath = new URL(opened.body.streamUrl).pathname + new URL(opened.body.streamUrl).search;
+    let source;
+    const connect = () => {
+      // EventSource resends Last-Event-ID itself; a source the browser gave up on is replaced with lastEventId in the query.
+      source = new EventSource(last ? streamPath + '&lastEventId=' + last : streamPath);
+      source.onopen = () => {
+        state.className = 'badge live';
+        state.textContent = 'live';
+      };
+      source.onerror = () => {
+        state.className = 'badge reconnecting';
+        state.textContent = 'reconnecting';
+        reconnects += 1;
+        document.getElementById('reconnects').textContent = String(reconnects);
+        if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+      };
+      for (const type of TYPES)
+        source.addEventListener(type, (e) => handle(type, Number(e.lastEventId), JSON.parse(e.data)));
+    };
+    connect();
+    setStatus('');
+  }
+
+  const PAGES = { approvals: approvalsPage, rooms: roomsPage, room: roomPage };
+  const run = PAGES[page];
+  if (run) Promise.resolve(run()).catch((err) => setStatus('Something went wrong: ' + err.message));
+})();
