@@ -59,6 +59,8 @@
   };
   const errorText = (res) =>
     res.body && res.body.error ? res.body.error.message + ' (' + res.body.error.code + ')' : 'HTTP ' + res.status;
+  /** A tool's arguments or result: JSON text as sent, an object as compact JSON. */
+  const json = (value) => (typeof value === 'string' ? value : JSON.stringify(value === undefined ? {} : value));
   const badge = (status) => h('span', { class: 'badge ' + status }, status.replace(/_/g, ' '));
   const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
   function facts(rows) {
@@ -384,6 +386,8 @@
       { class: 'muted' },
       'Agent: ',
       names.get(room.agentId) || room.agentId,
+      ' · events received ',
+      h('span', { id: 'events-received' }, '0'),
       ' · last event ',
       h('span', { id: 'last-event' }, '0'),
       ' · reconnects ',
@@ -417,16 +421,21 @@
 
     const deltas = new Map();
     let last = 0;
+    let received = 0;
     let reconnects = 0;
-    const show = (el) => {
-      const atBottom = stream.scrollTop + stream.clientHeight >= stream.scrollHeight - 40;
-      stream.append(el);
-      if (atBottom) stream.scrollTop = stream.scrollHeight;
-    };
+    const show = (el) => stream.append(el);
     const handle = (type, seq, data) => {
       if (seq <= last) return; // a replay after a reconnect never shows an event twice
+      // Follow the conversation while the reader is at its end; leave them where they are if they scrolled up.
+      const atBottom = stream.scrollTop + stream.clientHeight >= stream.scrollHeight - 40;
+      handleEvent(type, seq, data);
+      if (atBottom) stream.scrollTop = stream.scrollHeight;
+    };
+    const handleEvent = (type, seq, data) => {
       last = seq;
+      received += 1;
       document.getElementById('last-event').textContent = String(seq);
+      document.getElementById('events-received').textContent = String(received);
       const ev = (cls, ...children) =>
         h('div', { class: 'event ' + cls, dataset: { seq: String(seq), type } }, ...children);
       switch (type) {
@@ -451,6 +460,8 @@
         case 'message.completed': {
           const text = deltas.get(data.messageId);
           if (text) text.textContent = data.content || '';
+          // A step that only called tools says nothing: its calls follow as their own lines.
+          if (text && !data.content) text.parentElement.hidden = true;
           break;
         }
         case 'tool.call':
@@ -460,7 +471,7 @@
               'Tool call ',
               h('strong', {}, data.name),
               ' ',
-              data.arguments || '',
+              json(data.arguments),
               data.needsApproval ? ' (needs approval)' : '',
             ),
           );
@@ -491,7 +502,7 @@
               'Approval needed: ',
               h('strong', {}, data.tool || data.warp),
               ' ',
-              JSON.stringify(data.arguments || {}),
+              json(data.arguments),
               ' (expires ',
               when(data.expiresAt),
               ') ',
