@@ -344,7 +344,11 @@
         h('div', {}, h('label', { for: 'new-room-agent' }, 'Agent'), agentField),
         h('div', {}, h('button', { class: 'primary', type: 'submit' }, 'Open')),
       );
-      if (!content.querySelector('form')) content.replaceChildren(open, h('div', { class: 'table-wrap' }));
+      if (!content.querySelector('form'))
+        content.replaceChildren(
+          open,
+          h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Rooms' }),
+        );
       content
         .querySelector('.table-wrap')
         .replaceChildren(
@@ -571,7 +575,457 @@
     setStatus('');
   }
 
-  const PAGES = { approvals: approvalsPage, rooms: roomsPage, room: roomPage };
+  // ---------------------------------------------------------------- Campaigns
+
+  /** A table in a box that scrolls sideways on a small screen (focusable, so a keyboard can scroll it). */
+  function table(headers, rows, empty, label) {
+    if (!rows.length) return h('p', { class: 'muted' }, empty);
+    return h(
+      'div',
+      { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': label },
+      h(
+        'table',
+        {},
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            headers.map((x) => h('th', { scope: 'col' }, x)),
+          ),
+        ),
+        h('tbody', {}, rows),
+      ),
+    );
+  }
+
+  function campaignsPage() {
+    const archivedBox = h('input', { type: 'checkbox', id: 'show-archived' });
+    const list = h('div', { id: 'campaign-list' });
+    const name = h('input', { type: 'text', id: 'new-name', required: true, maxlength: 200 });
+    const channel = h(
+      'select',
+      { id: 'new-channel' },
+      ['email', 'sms', 'push', 'whatsapp'].map((c) => h('option', { value: c }, CHANNELS[c])),
+    );
+    const subject = h('input', { type: 'text', id: 'new-subject', maxlength: 300 });
+    const body = h('textarea', { id: 'new-content', required: true, maxlength: 5000 });
+    const tags = h('input', { type: 'text', id: 'new-tags', placeholder: 'newsletter, vip' });
+    const params = h('textarea', { id: 'new-params', placeholder: 'first=contact.firstName' });
+    const outcome = h('p', { role: 'status', class: 'outcome' });
+    const create = h(
+      'form',
+      {
+        class: 'card',
+        onsubmit: async (ev) => {
+          ev.preventDefault();
+          const templateParams = {};
+          for (const line of params.value.split('\n')) {
+            const at = line.indexOf('=');
+            if (at > 0) templateParams[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+          }
+          const res = await api('POST', '/campaigns', {
+            name: name.value.trim(),
+            channel: channel.value,
+            ...(subject.value.trim() ? { subject: subject.value.trim() } : {}),
+            content: body.value,
+            tags: tags.value
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean),
+            templateParams,
+          });
+          if (res.status === 201) window.location.assign('/app/campaigns/' + encodeURIComponent(res.body.id));
+          else outcome.textContent = errorText(res);
+        },
+      },
+      h('h2', {}, 'New campaign'),
+      h('label', { for: 'new-name' }, 'Name'),
+      name,
+      h('label', { for: 'new-channel' }, 'Channel'),
+      channel,
+      h('label', { for: 'new-subject' }, 'Subject (email, push)'),
+      subject,
+      h('label', { for: 'new-content' }, 'Message ({{placeholder}} allowed)'),
+      body,
+      h('label', { for: 'new-tags' }, 'Audience: contacts with any of these tags'),
+      tags,
+      h('label', { for: 'new-params' }, 'Placeholders, one per line: name=contact.firstName or a literal'),
+      params,
+      h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit' }, 'Create draft')),
+      outcome,
+    );
+    content.replaceChildren(
+      h('div', { class: 'toolbar' }, h('label', { for: 'show-archived' }, archivedBox, ' Show archived')),
+      list,
+      create,
+    );
+    const refresh = async () => {
+      const res = await api('GET', '/campaigns?limit=100' + (archivedBox.checked ? '&archived=true' : ''));
+      if (res.status !== 200) throw new Error(errorText(res));
+      list.replaceChildren(
+        table(
+          ['Campaign', 'Channel', 'Status', 'Recipients', 'Sent', 'Skipped', 'Failed', 'Opened', 'Clicked'],
+          res.body.data.map((c) =>
+            h(
+              'tr',
+              { dataset: { id: c.id } },
+              h('td', {}, h('a', { href: '/app/campaigns/' + encodeURIComponent(c.id) }, c.name)),
+              h('td', {}, CHANNELS[c.channel] || c.channel),
+              h('td', {}, badge(c.status)),
+              h('td', {}, String(c.recipientCount)),
+              h('td', {}, String(c.sentCount)),
+              h('td', {}, String(c.skippedCount)),
+              h('td', {}, String(c.failedCount)),
+              h('td', {}, String(c.openedCount)),
+              h('td', {}, String(c.clickedCount)),
+            ),
+          ),
+          archivedBox.checked ? 'No archived campaigns.' : 'No campaigns yet.',
+          'Campaigns',
+        ),
+      );
+      setStatus(res.body.data.length + ' campaigns · updated ' + new Date().toLocaleTimeString());
+    };
+    archivedBox.addEventListener('change', () => void refresh());
+    every(5000, refresh);
+  }
+
+  const ACTION_LABELS = {
+    edit: 'Edit',
+    send: 'Send',
+    'cancel-schedule': 'Cancel schedule',
+    'cancel-send': 'Cancel send',
+    'test-send': 'Test send',
+    retry: 'Retry',
+    archive: 'Archive',
+    unarchive: 'Unarchive',
+    delete: 'Delete',
+    'whatsapp-submit': 'Submit template',
+    'whatsapp-refresh': 'Refresh template status',
+  };
+  /** The simple actions: one POST without a body. */
+  const ACTION_PATHS = {
+    'cancel-schedule': '/cancel-schedule',
+    'cancel-send': '/cancel-send',
+    retry: '/retry',
+    archive: '/archive',
+    unarchive: '/unarchive',
+    'whatsapp-submit': '/whatsapp/submit',
+    'whatsapp-refresh': '/whatsapp/refresh',
+  };
+
+  /** Cumulative series over the timeline's buckets: uPlot data [[x…], [y…]…]. */
+  function cumulative(points, keys) {
+    const xs = points.map((p) => new Date(p.at).getTime() / 1000);
+    return [xs, ...keys.map((k) => points.reduce((acc, p, i) => (acc.push((i ? acc[i - 1] : 0) + p[k]), acc), []))];
+  }
+
+  function plot(id, title, series, colors) {
+    const holder = h('figure', { class: 'plot', id, 'aria-label': title }, h('figcaption', {}, title));
+    const empty = h('p', { class: 'muted' }, 'Nothing yet.');
+    holder.append(empty);
+    return {
+      el: holder,
+      update(data) {
+        empty.hidden = data[0].length > 0;
+        holder.dataset.points = String(data[0].length);
+        if (!data[0].length || !window.uPlot) return;
+        const width = Math.max(260, holder.clientWidth - 16);
+        if (!holder.uplot) {
+          holder.uplot = new window.uPlot(
+            {
+              width,
+              height: 220,
+              scales: { x: { time: true } },
+              series: [{}, ...series.map((label, i) => ({ label, stroke: colors[i], width: 2 }))],
+              axes: [{}, { label: 'messages' }],
+            },
+            data,
+            holder,
+          );
+        } else holder.uplot.setData(data);
+      },
+    };
+  }
+
+  async function campaignPage() {
+    const id = encodeURIComponent(pageId);
+    const first = await api('GET', '/campaigns/' + id);
+    if (first.status === 404) return notFound('Campaign');
+    const header = h('div', {});
+    const counts = h('div', { class: 'counts', id: 'counts' });
+    const toolbar = h('div', { class: 'toolbar', id: 'actions', role: 'group', 'aria-label': 'Actions' });
+    const panel = h('div', { id: 'action-panel' });
+    const outcome = h('p', { role: 'status', class: 'outcome', id: 'action-outcome' });
+    const sentPlot = plot('plot-sent', 'Messages sent over time (cumulative)', ['sent'], ['#1d4ed8']);
+    const engagementPlot = plot(
+      'plot-engagement',
+      'Opens and clicks over time (cumulative)',
+      ['opened', 'clicked'],
+      ['#15803d', '#b45309'],
+    );
+    const statusFilter = h(
+      'select',
+      { id: 'recipient-status' },
+      ['', 'sent', 'failed', 'skipped', 'pending'].map((s) => h('option', { value: s }, s || 'all')),
+    );
+    const recipients = h('div', { id: 'recipients' });
+    const message = h('div', {});
+    content.replaceChildren(
+      header,
+      counts,
+      toolbar,
+      panel,
+      outcome,
+      h('h2', {}, 'Message'),
+      message,
+      h('h2', {}, 'Over time'),
+      sentPlot.el,
+      engagementPlot.el,
+      h('h2', {}, 'Recipients'),
+      h('div', { class: 'toolbar' }, h('label', { for: 'recipient-status' }, 'Status'), statusFilter),
+      recipients,
+    );
+
+    let campaign = first.body;
+    let shownActions = '';
+    const act = async (method, path, body) => {
+      outcome.textContent = '…';
+      const res = await api(method, '/campaigns/' + id + path, body);
+      if (res.status === 202 && res.body && res.body.pending)
+        outcome.textContent = 'Waiting for approval: see Approvals (' + res.body.executionId + ')';
+      else if (res.status >= 200 && res.status < 300)
+        outcome.textContent =
+          'Done' + (res.body && res.body.retried !== undefined ? ': ' + res.body.retried + ' retried' : '') + '.';
+      else outcome.textContent = errorText(res);
+      panel.replaceChildren();
+      await refresh();
+      return res;
+    };
+    const forms = {
+      send() {
+        const at = h('input', { type: 'datetime-local', id: 'send-at' });
+        return h(
+          'form',
+          {
+            class: 'card',
+            onsubmit: (ev) => {
+              ev.preventDefault();
+              void act('POST', '/send', at.value ? { scheduledAt: new Date(at.value).toISOString() } : {});
+            },
+          },
+          h('label', { for: 'send-at' }, 'Send at (empty: now)'),
+          at,
+          h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit' }, 'Send campaign')),
+        );
+      },
+      edit() {
+        const name = h('input', { type: 'text', id: 'edit-name', value: campaign.name });
+        const subject = h('input', { type: 'text', id: 'edit-subject', value: campaign.subject || '' });
+        const text = h('textarea', { id: 'edit-content' }, campaign.content);
+        return h(
+          'form',
+          {
+            class: 'card',
+            onsubmit: (ev) => {
+              ev.preventDefault();
+              void act('PATCH', '', {
+                name: name.value.trim(),
+                content: text.value,
+                ...(campaign.channel === 'email' || campaign.channel === 'push'
+                  ? { subject: subject.value.trim() || null }
+                  : {}),
+              });
+            },
+          },
+          h('label', { for: 'edit-name' }, 'Name'),
+          name,
+          campaign.channel === 'email' || campaign.channel === 'push'
+            ? [h('label', { for: 'edit-subject' }, 'Subject'), subject]
+            : null,
+          h('label', { for: 'edit-content' }, 'Message'),
+          text,
+          h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit' }, 'Save')),
+        );
+      },
+      'test-send': async () => {
+        const contacts = await api('GET', '/contacts?limit=100');
+        const pick = h(
+          'select',
+          { id: 'test-contact' },
+          (contacts.body.data || [])
+            .filter((c) => c.email)
+            .map((c) => h('option', { value: c.id }, (c.name || '') + ' <' + c.email + '>')),
+        );
+        return h(
+          'form',
+          {
+            class: 'card',
+            onsubmit: (ev) => {
+              ev.preventDefault();
+              void act('POST', '/send-test', { contactId: pick.value });
+            },
+          },
+          h('label', { for: 'test-contact' }, 'Send a [TEST] copy to'),
+          pick,
+          h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit' }, 'Send test')),
+        );
+      },
+      delete() {
+        return h(
+          'div',
+          { class: 'card' },
+          h('p', {}, 'Delete “' + campaign.name + '” for good?'),
+          h(
+            'button',
+            {
+              class: 'danger',
+              type: 'button',
+              onclick: async () => {
+                const res = await act('DELETE', '');
+                if (res.status === 204) window.location.assign('/app/campaigns');
+              },
+            },
+            'Delete for good',
+          ),
+        );
+      },
+    };
+
+    const render = (c, stats) => {
+      document.querySelector('h1').textContent = 'Campaign: ' + c.name;
+      header.replaceChildren(
+        h(
+          'p',
+          {},
+          badge(c.status),
+          ' ',
+          CHANNELS[c.channel] || c.channel,
+          c.archived ? ' · archived' : '',
+          c.scheduledAt ? ' · scheduled for ' + when(c.scheduledAt) : '',
+        ),
+      );
+      const skipReasons = Object.entries(stats.skipReasons || {});
+      counts.replaceChildren(
+        ...[
+          ['Recipients', stats.recipients],
+          ['Sent', stats.sent],
+          ['Pending', stats.pending],
+          ['Skipped', stats.skipped],
+          ['Failed', stats.failed],
+          ['Opened', stats.opened],
+          ['Clicked', stats.clicked],
+          ['Awaiting approval', stats.awaitingApproval],
+        ].map(([label, n]) => h('div', { dataset: { count: label } }, h('strong', {}, String(n)), label)),
+        skipReasons.length
+          ? h(
+              'div',
+              { class: 'skip-reasons' },
+              h('strong', {}, 'Skipped because'),
+              skipReasons.map(([r, n]) => r.replace(/_/g, ' ') + ': ' + n).join(', '),
+            )
+          : null,
+      );
+      message.replaceChildren(
+        c.subject ? facts([['Subject', c.subject]]) : null,
+        h('div', { class: 'message' }, c.content),
+      );
+      // Only what the state allows, as the API lists it: the state table lives in the service.
+      const key = c.actions.join(',');
+      if (key !== shownActions) {
+        shownActions = key;
+        toolbar.replaceChildren(
+          ...c.actions.map((a) =>
+            h(
+              'button',
+              {
+                type: 'button',
+                class: a === 'delete' || a === 'cancel-send' ? 'danger' : a === 'send' ? 'primary' : undefined,
+                dataset: { action: a },
+                onclick: async () => {
+                  if (ACTION_PATHS[a]) return act('POST', ACTION_PATHS[a], a === 'retry' ? {} : undefined);
+                  panel.replaceChildren(await forms[a]());
+                },
+              },
+              ACTION_LABELS[a] || a,
+            ),
+          ),
+        );
+      }
+    };
+
+    const showRecipients = async () => {
+      const res = await api(
+        'GET',
+        '/campaigns/' + id + '/recipients?perPage=100' + (statusFilter.value ? '&status=' + statusFilter.value : ''),
+      );
+      if (res.status !== 200) return;
+      recipients.replaceChildren(
+        table(
+          ['Recipient', 'Status', 'Skip reason', 'Retryable', 'Sent', 'Opened', 'Clicked'],
+          res.body.data.map((r) =>
+            h(
+              'tr',
+              { dataset: { contact: r.contactId } },
+              h('td', {}, r.address || r.contactId),
+              h('td', {}, badge(r.status)),
+              h(
+                'td',
+                {},
+                r.skipReason ? r.skipReason.replace(/_/g, ' ') : r.error && r.error.error ? r.error.error.code : '',
+              ),
+              h('td', {}, r.retryable ? 'yes' : 'no'),
+              h('td', {}, r.sentAt ? when(r.sentAt) : ''),
+              h('td', {}, r.opened_at ? when(r.opened_at) : ''),
+              h('td', {}, r.clicked_at ? when(r.clicked_at) : ''),
+            ),
+          ),
+          'No recipients' + (statusFilter.value ? ' ' + statusFilter.value : '') + '.',
+          'Recipients',
+        ),
+      );
+    };
+    statusFilter.addEventListener('change', () => void showRecipients());
+
+    const refresh = async () => {
+      const [c, stats, timeline] = await Promise.all([
+        api('GET', '/campaigns/' + id),
+        api('GET', '/campaigns/' + id + '/stats'),
+        api('GET', '/campaigns/' + id + '/timeline'),
+      ]);
+      if (c.status === 404) return notFound('Campaign');
+      campaign = c.body;
+      render(campaign, stats.body);
+      sentPlot.update(cumulative(timeline.body.points, ['sent']));
+      engagementPlot.update(cumulative(timeline.body.points, ['opened', 'clicked']));
+      await showRecipients();
+      setStatus('Updated ' + new Date().toLocaleTimeString());
+    };
+    // Live while a send runs; calmer otherwise.
+    let stopped = false;
+    const loop = async () => {
+      try {
+        await refresh();
+      } catch (err) {
+        setStatus('Could not refresh: ' + err.message);
+      }
+      if (!stopped) setTimeout(loop, campaign.status === 'sending' || campaign.status === 'scheduled' ? 1500 : 5000);
+    };
+    window.addEventListener('pagehide', () => {
+      stopped = true;
+    });
+    await loop();
+  }
+
+  const PAGES = {
+    approvals: approvalsPage,
+    rooms: roomsPage,
+    room: roomPage,
+    campaigns: campaignsPage,
+    campaign: campaignPage,
+  };
   const run = PAGES[page];
   if (run) Promise.resolve(run()).catch((err) => setStatus('Something went wrong: ' + err.message));
 })();

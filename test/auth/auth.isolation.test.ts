@@ -875,6 +875,13 @@ describe('team isolation matrix', () => {
       path: () => `/campaigns/${a.sentCampaignId}/stats`,
       check: notFound,
     },
+    {
+      endpoint: 'GET /campaigns/{id}/timeline',
+      method: 'GET',
+      operation: 'GET /campaigns/{campaignId}/timeline',
+      path: () => `/campaigns/${a.sentCampaignId}/timeline`,
+      check: notFound,
+    },
   ];
 
   const credentials = [
