@@ -1019,12 +1019,201 @@
     await loop();
   }
 
+  // ---------------------------------------------------------------- Jobs
+
+  function progressBar(job) {
+    const p = job.progress;
+    const label = 'Progress of ' + job.jobId;
+    if (job.status === 'succeeded') return h('progress', { max: 1, value: 1, 'aria-label': label }, 'done');
+    if (!p) return h('span', { class: 'muted' }, job.status === 'failed' ? '—' : 'waiting');
+    const bar =
+      p.total !== null && p.total !== undefined
+        ? h('progress', { max: Math.max(p.total, 1), value: p.completed, 'aria-label': label })
+        : h('progress', { 'aria-label': label });
+    return h(
+      'span',
+      {},
+      bar,
+      ' ',
+      p.phase + ' ' + p.completed + (p.total !== null && p.total !== undefined ? ' / ' + p.total : ''),
+    );
+  }
+
+  function jobsPage() {
+    const list = h('div', { id: 'job-list' });
+    const csv = h('textarea', {
+      id: 'import-csv',
+      required: true,
+      placeholder: 'name,email,tags\nAda Lovelace,ada@example.com,newsletter',
+    });
+    const outcome = h('p', { role: 'status', class: 'outcome' });
+    const form = h(
+      'form',
+      {
+        class: 'card',
+        onsubmit: async (ev) => {
+          ev.preventDefault();
+          const res = await api('POST', '/jobs', { type: 'contacts.import', input: { csv: csv.value } });
+          outcome.textContent = res.status === 202 ? 'Started ' + res.body.jobId : errorText(res);
+          if (res.status === 202) csv.value = '';
+        },
+      },
+      h('h2', {}, 'Import contacts'),
+      h('label', { for: 'import-csv' }, 'CSV (name, email, phone, tags, marketingConsent…)'),
+      csv,
+      h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit' }, 'Start import')),
+      outcome,
+    );
+    content.replaceChildren(list, form);
+    every(2000, async () => {
+      const res = await api('GET', '/jobs?limit=50');
+      if (res.status !== 200) throw new Error(errorText(res));
+      // The list has no progress; a job still at work is read one by one (its workflow answers the progress query).
+      const jobs = await Promise.all(
+        res.body.data.map(async (j) =>
+          j.status === 'running' || j.status === 'queued'
+            ? (await api('GET', '/jobs/' + encodeURIComponent(j.jobId))).body
+            : j,
+        ),
+      );
+      list.replaceChildren(
+        table(
+          ['Job', 'Type', 'Status', 'Progress', 'Started', 'Finished', 'Result'],
+          jobs.map((j) =>
+            h(
+              'tr',
+              { dataset: { id: j.jobId } },
+              h('td', {}, j.jobId),
+              h('td', {}, j.type),
+              h('td', {}, badge(j.status)),
+              h('td', {}, progressBar(j)),
+              h('td', {}, when(j.startedAt || j.createdAt)),
+              h('td', {}, j.finishedAt ? when(j.finishedAt) : ''),
+              h(
+                'td',
+                { class: 'result' },
+                j.error ? j.error.message : j.result ? JSON.stringify(j.result).slice(0, 160) : '',
+              ),
+            ),
+          ),
+          'No jobs yet.',
+          'Jobs',
+        ),
+      );
+      setStatus(jobs.length + ' jobs · updated ' + new Date().toLocaleTimeString());
+    });
+  }
+
+  // ---------------------------------------------------------------- Automations
+
+  function describeStep(step) {
+    switch (step.type) {
+      case 'wait':
+        return 'Wait ' + step.duration;
+      case 'waitForEvent':
+        return 'Wait for ' + step.event + (step.timeout ? ' (at most ' + step.timeout + ')' : '');
+      case 'send':
+        return 'Send ' + (CHANNELS[step.channel] || step.channel) + (step.subject ? ': ' + step.subject : '');
+      case 'runWarp':
+        return 'Run warp ' + step.warp;
+      case 'branch':
+        return 'Branch' + (step.then ? ' to ' + step.then : '');
+      case 'exit':
+        return 'Exit';
+      default:
+        return step.type;
+    }
+  }
+
+  function automationsPage() {
+    const list = h('div', { class: 'cards', id: 'automation-list' });
+    content.replaceChildren(list);
+    every(4000, async () => {
+      const res = await api('GET', '/automations?limit=100');
+      if (res.status !== 200) throw new Error(errorText(res));
+      const counts = await Promise.all(
+        res.body.data.map((a) => api('GET', '/automations/' + encodeURIComponent(a.id) + '/step-counts')),
+      );
+      list.replaceChildren(
+        ...res.body.data.map((a, i) => {
+          const rows = counts[i].status === 200 ? counts[i].body.data : [];
+          const at = (step) => rows.filter((r) => r.version === a.version && r.step === step);
+          const sum = (rs, k) => rs.reduce((n, r) => n + r[k], 0);
+          const total = (k) => sum(rows, k);
+          const older = rows.filter((r) => r.version !== a.version);
+          const toggle = h(
+            'button',
+            {
+              type: 'button',
+              onclick: async () => {
+                const r = await api('PATCH', '/automations/' + encodeURIComponent(a.id), { enabled: !a.enabled });
+                toggle.textContent = r.status === 200 ? (r.body.enabled ? 'Disable' : 'Enable') : errorText(r);
+              },
+            },
+            a.enabled ? 'Disable' : 'Enable',
+          );
+          return h(
+            'article',
+            { class: 'card', dataset: { id: a.id }, 'aria-labelledby': 'title-' + a.id },
+            h('h3', { id: 'title-' + a.id }, a.name),
+            h(
+              'p',
+              {},
+              badge(a.enabled ? 'enabled' : 'disabled'),
+              ' trigger: ',
+              a.trigger.kind +
+                (a.trigger.source ? ' ' + a.trigger.source : a.trigger.event ? ' ' + a.trigger.event : ''),
+              ' · version ',
+              String(a.version),
+            ),
+            h(
+              'p',
+              { class: 'muted enrollment-totals' },
+              'Enrollments: ' +
+                total('active') +
+                ' active, ' +
+                total('completed') +
+                ' completed, ' +
+                total('exited') +
+                ' exited, ' +
+                total('failed') +
+                ' failed',
+            ),
+            h(
+              'ol',
+              { class: 'steps', start: 0 },
+              a.steps.map((step, n) => {
+                const here = at(n);
+                return h(
+                  'li',
+                  { dataset: { step: String(n) } },
+                  describeStep(step),
+                  ' — ',
+                  h('strong', { class: 'here' }, String(sum(here, 'active'))),
+                  ' here',
+                  sum(here, 'exited') ? ', ' + sum(here, 'exited') + ' exited here' : '',
+                  sum(here, 'failed') ? ', ' + sum(here, 'failed') + ' failed here' : '',
+                );
+              }),
+            ),
+            older.length ? h('p', { class: 'muted' }, 'On older versions: ' + sum(older, 'active') + ' active') : null,
+            h('div', { class: 'actions' }, toggle),
+          );
+        }),
+      );
+      if (!res.body.data.length) list.replaceChildren(h('p', { class: 'muted' }, 'No automations yet.'));
+      setStatus(res.body.data.length + ' automations · updated ' + new Date().toLocaleTimeString());
+    });
+  }
+
   const PAGES = {
     approvals: approvalsPage,
     rooms: roomsPage,
     room: roomPage,
     campaigns: campaignsPage,
     campaign: campaignPage,
+    jobs: jobsPage,
+    automations: automationsPage,
   };
   const run = PAGES[page];
   if (run) Promise.resolve(run()).catch((err) => setStatus('Something went wrong: ' + err.message));

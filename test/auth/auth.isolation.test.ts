@@ -299,6 +299,7 @@ describe('team isolation matrix', () => {
         ['GET', '', undefined],
         ['PATCH', '', { enabled: false }],
         ['PUT', '/steps', { steps: [{ type: 'exit' }] }],
+        ['GET', '/step-counts', undefined],
         ['GET', '/enrollments', undefined],
         ['POST', '/enrollments', { email: 'b-person@example.test' }],
         ['GET', '/enrollments/{enrollmentId}', undefined],
