@@ -222,25 +222,41 @@
         ['Channel', CHANNELS[campaign.channel] || campaign.channel],
         ['Subject', campaign.subject],
         ['Agent', campaign.agentName],
-        [
-          'To',
+      ]),
+      h('h4', {}, 'Waiting to be sent to ' + cards.length),
+      h(
+        'ul',
+        { class: 'decide recipients' },
+        cards.map((c) =>
           h(
-            'ul',
-            { class: 'plain recipients' },
-            cards.map((c) =>
+            'li',
+            {},
+            h('span', { class: 'address' }, c.address || c.contactId),
+            h(
+              'span',
+              { class: 'small-actions' },
               h(
-                'li',
-                {},
-                c.address || c.contactId,
-                ' ',
-                h('button', { type: 'button', onclick: () => decide({ approve: [c.contactId] }) }, 'Approve'),
-                ' ',
-                h('button', { type: 'button', onclick: () => decide({ skip: [c.contactId] }) }, 'Skip'),
+                'button',
+                {
+                  type: 'button',
+                  'aria-label': 'Approve ' + (c.address || c.contactId),
+                  onclick: () => decide({ approve: [c.contactId] }),
+                },
+                'Approve',
+              ),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  'aria-label': 'Skip ' + (c.address || c.contactId),
+                  onclick: () => decide({ skip: [c.contactId] }),
+                },
+                'Skip',
               ),
             ),
           ),
-        ],
-      ]),
+        ),
+      ),
       h('h4', {}, 'Message'),
       h('div', { class: 'message' }, campaign.content || ''),
       h(

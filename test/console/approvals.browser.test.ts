@@ -255,4 +255,65 @@ describe('console: sign-in gate and approvals inbox', () => {
     await expectPageIsClean(page, complaints, 'console-03-inbox-phone');
     await screenshot(page, 'console-03-inbox-phone');
   });
+
+  it('campaign approval cards of a manual-mode send are decided from the inbox, per recipient', async () => {
+    const people = [];
+    for (const name of ['Alan Card', 'Grace Card']) {
+      const created = await suite.api.post('/contacts', {
+        name,
+        email: `${name.split(' ')[0].toLowerCase()}.card.${Date.now()}@example.test`,
+        tags: ['cards'],
+      });
+      expect(created.status).toBe(201);
+      await suite.api.call('PATCH', `/contacts/${created.body.id}`, { marketingConsent: 'granted' });
+      people.push(created.body as { id: string; email: string });
+    }
+    const [alan, grace] = people;
+    const campaign = (
+      await suite.api.post('/campaigns', {
+        name: 'Card news',
+        channel: 'email',
+        subject: 'News for you',
+        content: 'Hello, the cards are open.',
+        tags: ['cards'],
+      })
+    ).body;
+    expect((await suite.api.post(`/campaigns/${campaign.id}/send`, {})).body.status).toBe('sending');
+
+    const opened = await openConsole(chromium, DESKTOP);
+    context = opened.context;
+    const { page, complaints } = opened;
+    await signInTo(page, origin(), '/app/approvals', owner);
+    const both = page.locator(`article[data-key="cards-${campaign.id}:${alan.id},${grace.id}"]`);
+    const text = await textWhen(both, /Card news/);
+    expect(text).toMatch(/Campaign approval cards/i);
+    expect(text).toMatch(/Channel\s+Email/);
+    expect(text).toContain('News for you');
+    expect(text).toContain(AGENT_NAME);
+    expect(text).toContain('Hello, the cards are open.');
+    for (const who of [alan, grace]) expect(text).toContain(who.email);
+    await expectPageIsClean(page, complaints, 'console-04-inbox-campaign-cards');
+
+    // Approve Alan's card alone: the inbox then shows Grace's card only.
+    await both.getByRole('button', { name: `Approve ${alan.email}` }).click();
+    expect(await textWhen(both.getByRole('status'), /Approved/)).toBe('Approved 1, skipped 0');
+    const rest = page.locator(`article[data-key="cards-${campaign.id}:${grace.id}"]`);
+    await rest.waitFor();
+    await rest.getByRole('button', { name: 'Skip all' }).click();
+    expect(await textWhen(rest.getByRole('status'), /skipped/)).toBe('Approved 0, skipped 1');
+
+    for (let i = 0; i < 100; i++) {
+      if ((await suite.api.get(`/campaigns/${campaign.id}`)).body.status !== 'sending') break;
+      await sleep(200);
+    }
+    expect((await suite.api.get(`/campaigns/${campaign.id}`)).body).toMatchObject({
+      status: 'completed',
+      sentCount: 1,
+      skippedCount: 1,
+    });
+    expect(suite.fake.byRecipient(alan.email).map((m) => m.subject)).toEqual(['News for you']);
+    expect(suite.fake.byRecipient(grace.email)).toEqual([]);
+    const skipped = (await suite.api.get(`/campaigns/${campaign.id}/recipients?status=skipped`)).body.data;
+    expect(skipped.map((r: any) => [r.contactId, r.skipReason])).toEqual([[grace.id, 'approval_skipped']]);
+  });
 });
