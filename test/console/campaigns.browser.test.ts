@@ -266,4 +266,64 @@ describe('console: campaigns', () => {
     expect((await otherApi.get(`/campaigns/${theirs.id}`)).body.status).toBe('draft');
     await expectPageIsClean(page, complaints, 'console-24-campaign-not-found');
   });
+
+  it('schedules and cancels the schedule, and cancels a send held by approval cards, with the buttons following each state', async () => {
+    const reader = await contact('Rita Reader', { consent: 'granted' });
+    const campaign = (
+      await suite.api.post('/campaigns', {
+        name: 'Later news',
+        channel: 'email',
+        subject: 'Later',
+        content: 'Hello later.',
+        contactIds: [reader.id],
+      })
+    ).body;
+    const opened = await openConsole(chromium, DESKTOP);
+    context = opened.context;
+    const { page, complaints } = opened;
+    await signInTo(page, suite.server.url, `/app/campaigns/${campaign.id}`, owner);
+    await page.locator('#actions button[data-action="send"]').waitFor();
+
+    // Send at a time tomorrow: Scheduled, and only cancel schedule (with test send and delete) is offered.
+    await page.locator('#actions').getByRole('button', { name: 'Send', exact: true }).click();
+    const tomorrow = new Date(Date.now() + 24 * 3600 * 1000);
+    const local = new Date(tomorrow.getTime() - tomorrow.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.getByLabel('Send at (empty: now)').fill(local);
+    await page.getByRole('button', { name: 'Send campaign' }).click();
+    await page.locator('#actions button[data-action="cancel-schedule"]').waitFor();
+    expect(await actionsShown(page)).toEqual(['cancel-schedule', 'test-send', 'delete']);
+    const scheduled = (await suite.api.get(`/campaigns/${campaign.id}`)).body;
+    expect(scheduled.status).toBe('scheduled');
+    expect(scheduled.scheduledAt.slice(0, 16)).toBe(new Date(local).toISOString().slice(0, 16));
+    await expectPageIsClean(page, complaints, 'console-25-campaign-scheduled');
+    await page.getByRole('button', { name: 'Cancel schedule' }).click();
+    await page.locator('#actions button[data-action="send"]').waitFor();
+    expect(await actionsShown(page)).toEqual(['edit', 'send', 'test-send', 'delete']);
+    expect((await suite.api.get(`/campaigns/${campaign.id}`)).body).toMatchObject({
+      status: 'draft',
+      scheduledAt: null,
+    });
+
+    // A manual-mode agent holds the send on approval cards: Sending offers cancel send (and test send) only.
+    expect((await suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { mode: 'manual' })).status).toBe(200);
+    try {
+      await page.locator('#actions').getByRole('button', { name: 'Send', exact: true }).click();
+      await page.getByRole('button', { name: 'Send campaign' }).click();
+      await page.locator('#actions button[data-action="cancel-send"]').waitFor();
+      expect(await actionsShown(page)).toEqual(['cancel-send', 'test-send']);
+      await textWhen(page.locator('#counts'), /1\s*Awaiting approval/);
+      await page.getByRole('button', { name: 'Cancel send' }).click();
+      await page.locator('#actions button[data-action="retry"]').waitFor();
+      expect(await actionsShown(page)).toEqual(['test-send', 'retry', 'archive', 'delete']);
+      expect((await suite.api.get(`/campaigns/${campaign.id}`)).body).toMatchObject({
+        status: 'failed',
+        failedCount: 1,
+      });
+      await page.getByLabel('Status', { exact: true }).selectOption('failed');
+      expect(await textWhen(page.locator('#recipients'), /cancelled/)).toContain(reader.email);
+      expect(suite.fake.byRecipient(reader.email!)).toEqual([]);
+    } finally {
+      await suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { mode: 'auto' });
+    }
+  });
 });
