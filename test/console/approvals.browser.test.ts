@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext } from 'playwright-core';
+import { bootstrapTeam } from '../../services/platform/teams';
 import { apiClient, newTeam, sleep, TestTeam, useProviderSuite } from '../support/helpers';
 import { withPassword } from '../support/oauthHelpers';
 import {
@@ -315,5 +316,49 @@ describe('console: sign-in gate and approvals inbox', () => {
     expect(suite.fake.byRecipient(grace.email)).toEqual([]);
     const skipped = (await suite.api.get(`/campaigns/${campaign.id}/recipients?status=skipped`)).body.data;
     expect(skipped.map((r: any) => [r.contactId, r.skipReason])).toEqual([[grace.id, 'approval_skipped']]);
+  });
+
+  it('a person in two teams switches team in the header; the inbox and the API follow the chosen team', async () => {
+    const second = await bootstrapTeam(suite.db, { team: `${suite.team.slug}-second`, email: owner.email });
+    const secondApi = apiClient(suite.server.baseUrl, { slug: second.team, token: second.token });
+    expect((await secondApi.call('PATCH', '/team', { name: 'Second Studio' })).status).toBe(200);
+    const ask = async (api: typeof suite.api, agentId: string, tool: string) => {
+      const key = (await api.post(`/agents/${agentId}/auth-keys`, { name: 'runtime' })).body.key;
+      const res = await fetch(`${suite.server.baseUrl}/agents/${agentId}/hooks?wait=0`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'permission.request', tool, sessionId: 'switch' }),
+      });
+      expect(res.status).toBe(202);
+      return ((await res.json()) as { executionId: string }).executionId;
+    };
+    const firstTeams = await ask(suite.api, suite.team.agentId, 'FirstTeamTool');
+    const secondTeams = await ask(secondApi, second.agentId, 'SecondTeamTool');
+
+    const opened = await openConsole(chromium, PHONE);
+    context = opened.context;
+    const { page, complaints } = opened;
+    await signInTo(page, origin(), '/app/approvals', owner);
+    await page.locator(`article[data-id="${firstTeams}"]`).waitFor();
+    expect(await page.locator(`article[data-id="${secondTeams}"]`).count()).toBe(0);
+
+    await page.getByLabel('Team', { exact: true }).selectOption({ label: 'Second Studio' });
+    await Promise.all([
+      page.waitForURL((url) => url.pathname === '/app/approvals'),
+      page.getByRole('button', { name: 'Switch' }).click(),
+    ]);
+    await page.locator(`article[data-id="${secondTeams}"]`).waitFor();
+    expect(await page.locator(`article[data-id="${firstTeams}"]`).count()).toBe(0);
+    expect(await page.locator('#main').getAttribute('data-team')).toBe(second.team);
+    const other = await consoleFetch(page, 'GET', `/warp-executions/${firstTeams}`);
+    expect([other.status, other.body.error.code]).toEqual([404, 'not_found']);
+    expect(await scrollsSideways(page)).toBe(false);
+    await expectPageIsClean(page, complaints, 'console-05-team-switch-phone');
+    // Both requests were answered by nobody: decline them so they do not wait for a week.
+    for (const [api, id] of [
+      [suite.api, firstTeams],
+      [secondApi, secondTeams],
+    ] as const)
+      expect((await api.post(`/warp-executions/${id}/decline`, {})).status).toBe(200);
   });
 });
