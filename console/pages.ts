@@ -68,3 +68,12 @@ export function consolePage(view: {
     html`<meta name="csrf-token" content="${view.csrfToken}"><link rel="stylesheet" href="/app/assets/uplot.css"><script src="/app/assets/uplot.js" defer></script><script src="/app/assets/console.js" defer></script>`,
   );
 }
+
+/** What a person sees when a console page or form fails (the API under /app/api answers JSON, as /v1 does). */
+export function consoleErrorPage(view: { title: string; message: string }): string {
+  return frame(
+    view.title,
+    html`<main class="login"><h1>${view.title}</h1><p class="error" role="alert">${view.message}</p>
+<p><a href="/app/approvals">Back to the console</a></p></main>`,
+  );
+}

@@ -9,7 +9,7 @@ import { findApiTokenOwner, issueApiToken, revokeApiToken } from '../services/id
 import { checkLogin } from '../services/identity/passwords';
 import type { AppContext } from '../services/platform/context';
 import { AppError } from '../services/platform/errors';
-import { consolePage, consoleLoginPage, CONSOLE_PAGES } from './pages';
+import { consoleErrorPage, consolePage, consoleLoginPage, CONSOLE_PAGES } from './pages';
 
 /** The session: an API token of the signed-in person (people approve with API tokens), in an httpOnly cookie. */
 export const SESSION_COOKIE = 'tap_console';
@@ -221,6 +221,17 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
       );
     });
   }
+
+  // A page or form of the console that fails answers a page with the same status; the API keeps its JSON envelope.
+  router.use('/app', (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (req.originalUrl.startsWith('/app/api') || req.path.startsWith('/assets/') || !(err instanceof AppError))
+      return next(err);
+    for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
+    res
+      .status(err.status)
+      .type('html')
+      .send(consoleErrorPage({ title: err.status === 404 ? 'Not found' : 'This did not work', message: err.message }));
+  });
 
   return router;
 }

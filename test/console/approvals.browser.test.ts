@@ -140,6 +140,13 @@ describe('console: sign-in gate and approvals inbox', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("default-src 'none'");
 
+    // A sign-out form without the page's CSRF token is refused with a page, and signs nobody out.
+    const forged = await page.request.post(`${origin()}/app/logout`, { form: { csrf_token: 'guessed' } });
+    expect(forged.status()).toBe(403);
+    expect(forged.headers()['content-type']).toMatch(/^text\/html/);
+    expect(await forged.text()).toContain('The sign-out form is missing its CSRF token');
+    expect((await consoleFetch(page, 'GET', '/warp-executions')).status).toBe(200);
+
     // Signing out revokes the session's token at once.
     await Promise.all([
       page.waitForURL((url) => url.pathname === '/app/login'),
