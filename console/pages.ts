@@ -10,6 +10,9 @@ export const CONSOLE_PAGES = [
   { name: 'campaign', path: '/app/campaigns/:id', title: 'Campaign' },
   { name: 'jobs', path: '/app/jobs', title: 'Jobs' },
   { name: 'automations', path: '/app/automations', title: 'Automations' },
+  { name: 'agents', path: '/app/agents', title: 'Agents' },
+  { name: 'contacts', path: '/app/contacts', title: 'Contacts' },
+  { name: 'artifacts', path: '/app/artifacts', title: 'Artifacts' },
 ] as const;
 
 const NAV = [
@@ -18,6 +21,9 @@ const NAV = [
   { href: '/app/campaigns', label: 'Campaigns', section: ['campaigns', 'campaign'] },
   { href: '/app/jobs', label: 'Jobs', section: ['jobs'] },
   { href: '/app/automations', label: 'Automations', section: ['automations'] },
+  { href: '/app/artifacts', label: 'Artifacts', section: ['artifacts'] },
+  { href: '/app/contacts', label: 'Contacts', section: ['contacts'] },
+  { href: '/app/agents', label: 'Agents', section: ['agents'] },
 ];
 
 function frame(title: string, body: Html, head: Html = html``): string {

@@ -1222,6 +1222,306 @@
     });
   }
 
+  // ---------------------------------------------------------------- Agents, contacts, artifacts
+
+  /** A small form: labelled fields, one submit button, an outcome line; `submit(values)` answers the outcome text. */
+  function smallForm(idPrefix, title, fields, buttonLabel, submit) {
+    const inputs = {};
+    const outcome = h('p', { role: 'status', class: 'outcome' });
+    const form = h(
+      'form',
+      {
+        class: 'card',
+        onsubmit: async (ev) => {
+          ev.preventDefault();
+          const values = {};
+          for (const [name, el] of Object.entries(inputs))
+            values[name] = el.type === 'checkbox' ? el.checked : el.value;
+          const answer = await submit(values);
+          // `{ text, done }`: a form whose work is done is emptied for the next one.
+          outcome.textContent = typeof answer === 'string' ? answer : answer.text;
+          if (answer && answer.done) form.reset();
+        },
+      },
+      h('h2', {}, title),
+      fields.map((f) => {
+        const id = idPrefix + '-' + f.name;
+        const el =
+          f.type === 'select'
+            ? h(
+                'select',
+                { id },
+                f.options.map(([value, label]) => h('option', { value }, label)),
+              )
+            : f.type === 'textarea'
+              ? h('textarea', { id, required: f.required })
+              : h('input', { id, type: f.type || 'text', required: f.required });
+        inputs[f.name] = el;
+        return f.type === 'checkbox'
+          ? h('label', { for: id }, el, ' ', f.label)
+          : [h('label', { for: id }, f.label), el];
+      }),
+      h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit' }, buttonLabel)),
+      outcome,
+    );
+    return { form, inputs };
+  }
+
+  function agentsPage() {
+    const list = h('div', { class: 'cards', id: 'agent-list' });
+    content.replaceChildren(list);
+    const refresh = async () => {
+      const res = await api('GET', '/agents?limit=100');
+      if (res.status !== 200) throw new Error(errorText(res));
+      const integrations = await Promise.all(
+        res.body.data.map((a) => api('GET', '/agents/' + encodeURIComponent(a.uuid) + '/integrations')),
+      );
+      list.replaceChildren(
+        ...res.body.data.map((a, i) => {
+          const outcome = h('p', { role: 'status', class: 'outcome' });
+          const set = (method, path, body, done) => async () => {
+            const r = await api(method, '/agents/' + encodeURIComponent(a.uuid) + path, body);
+            outcome.textContent = r.status === 200 ? done : errorText(r);
+            if (r.status === 200) await refresh();
+          };
+          const channels = integrations[i].status === 200 ? integrations[i].body.data : [];
+          return h(
+            'article',
+            { class: 'card', dataset: { id: a.uuid }, 'aria-labelledby': 'title-' + a.uuid },
+            h('h3', { id: 'title-' + a.uuid }, a.name),
+            facts([
+              ['Mode', a.mode === 'manual' ? 'manual: sensitive writes wait for approval' : 'auto: writes run at once'],
+              ['Model', a.model && a.model.name ? a.model.name : 'the server default (offline when none)'],
+              [
+                'Channels',
+                channels.length
+                  ? channels
+                      .map(
+                        (c) => (CHANNELS[c.channel] || c.channel) + ' via ' + c.provider + (c.active ? '' : ' (off)'),
+                      )
+                      .join(', ')
+                  : 'none',
+              ],
+            ]),
+            h(
+              'div',
+              { class: 'actions' },
+              h(
+                'button',
+                {
+                  type: 'button',
+                  onclick: set('PATCH', '', { mode: a.mode === 'manual' ? 'auto' : 'manual' }, 'Mode changed.'),
+                },
+                a.mode === 'manual' ? 'Switch to auto' : 'Switch to manual',
+              ),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  onclick: set(
+                    'PUT',
+                    '/integrations/email',
+                    { provider: 'sandbox' },
+                    'Email goes to the sandbox outbox.',
+                  ),
+                },
+                'Email through the sandbox',
+              ),
+            ),
+            outcome,
+          );
+        }),
+      );
+      setStatus(res.body.data.length + ' agents');
+    };
+    void refresh().catch((err) => setStatus(err.message));
+  }
+
+  function contactsPage() {
+    const list = h('div', { id: 'contact-list' });
+    const { form } = smallForm(
+      'contact',
+      'New contact',
+      [
+        { name: 'name', label: 'Name', required: true },
+        { name: 'email', label: 'Email', type: 'email' },
+        { name: 'phone', label: 'Phone' },
+        { name: 'tags', label: 'Tags (comma separated)' },
+        { name: 'consent', label: 'Agreed to marketing messages', type: 'checkbox' },
+      ],
+      'Add contact',
+      async (v) => {
+        const created = await api('POST', '/contacts', {
+          name: v.name.trim(),
+          ...(v.email.trim() ? { email: v.email.trim() } : {}),
+          ...(v.phone.trim() ? { phone: v.phone.trim() } : {}),
+          tags: v.tags
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean),
+        });
+        if (created.status !== 201) return errorText(created);
+        if (v.consent) {
+          const consent = await api('PATCH', '/contacts/' + encodeURIComponent(created.body.id), {
+            marketingConsent: 'granted',
+            consentSource: 'console',
+          });
+          if (consent.status !== 200) return errorText(consent);
+        }
+        await refresh();
+        return { text: 'Added ' + created.body.name + '.', done: true };
+      },
+    );
+    content.replaceChildren(list, form);
+    const refresh = async () => {
+      const res = await api('GET', '/contacts?limit=100');
+      if (res.status !== 200) throw new Error(errorText(res));
+      list.replaceChildren(
+        table(
+          ['Name', 'Email', 'Phone', 'Tags', 'Marketing'],
+          res.body.data.map((c) =>
+            h(
+              'tr',
+              { dataset: { id: c.id } },
+              h('td', {}, c.name || ''),
+              h('td', {}, c.email || ''),
+              h('td', {}, c.phone || ''),
+              h('td', {}, (c.tags || []).join(', ')),
+              h('td', {}, c.optedOut ? 'opted out' : c.marketingConsent),
+            ),
+          ),
+          'No contacts yet.',
+          'Contacts',
+        ),
+      );
+      setStatus(res.body.data.length + ' contacts');
+    };
+    void refresh().catch((err) => setStatus(err.message));
+  }
+
+  const ARTIFACT_TYPES = ['agreement', 'offer', 'concept', 'update', 'demo', 'file', 'other'];
+
+  async function artifactsPage() {
+    const contacts = (await api('GET', '/contacts?limit=100')).body.data || [];
+    const contactName = new Map(contacts.map((c) => [c.id, c.name || c.email || c.id]));
+    const list = h('div', { id: 'artifact-list' });
+    const panel = h('div', { id: 'deliver-panel' });
+    const { form } = smallForm(
+      'artifact',
+      'New artifact',
+      [
+        { name: 'title', label: 'Title', required: true },
+        { name: 'type', label: 'Type', type: 'select', options: ARTIFACT_TYPES.map((t) => [t, t]) },
+        { name: 'url', label: 'Link', type: 'url' },
+        {
+          name: 'contactId',
+          label: 'For contact',
+          type: 'select',
+          options: [['', '(none yet)'], ...contacts.map((c) => [c.id, contactName.get(c.id)])],
+        },
+      ],
+      'Create draft',
+      async (v) => {
+        const res = await api('POST', '/artifacts', {
+          title: v.title.trim(),
+          type: v.type,
+          ...(v.url.trim() ? { url: v.url.trim() } : {}),
+          ...(v.contactId ? { contactId: v.contactId } : {}),
+        });
+        if (res.status !== 201) return errorText(res);
+        await refresh();
+        return { text: 'Created ' + res.body.title + '.', done: true };
+      },
+    );
+    const deliverForm = (artifact) => {
+      const { form: f } = smallForm(
+        'deliver',
+        'Deliver “' + artifact.title + '”',
+        [
+          {
+            name: 'integration',
+            label: 'Channel',
+            type: 'select',
+            options: [
+              ['email', 'Email'],
+              ['sms', 'SMS'],
+              ['whatsapp', 'WhatsApp'],
+            ],
+          },
+          { name: 'subject', label: 'Subject' },
+          { name: 'message', label: 'Message', type: 'textarea', required: true },
+        ],
+        'Deliver',
+        async (v) => {
+          const res = await api('POST', '/artifacts/deliver', {
+            artifactIds: [artifact.id],
+            integration: v.integration,
+            message: v.message,
+            ...(v.subject.trim() ? { subject: v.subject.trim() } : {}),
+          });
+          await refresh();
+          if (res.status === 202 && res.body.pending) return 'Waiting for approval: see Approvals.';
+          return res.status === 200 || res.status === 202 ? 'Sent.' : errorText(res);
+        },
+      );
+      return f;
+    };
+    content.replaceChildren(list, panel, form);
+    const refresh = async () => {
+      const res = await api('GET', '/artifacts?limit=100');
+      if (res.status !== 200) throw new Error(errorText(res));
+      list.replaceChildren(
+        table(
+          ['Title', 'Type', 'For', 'Status', 'Delivered', ''],
+          res.body.data.map((a) =>
+            h(
+              'tr',
+              { dataset: { id: a.id } },
+              h('td', {}, a.url ? h('a', { href: a.url, rel: 'noopener noreferrer' }, a.title) : a.title),
+              h('td', {}, a.type),
+              h('td', {}, a.contactId ? contactName.get(a.contactId) || a.contactId : ''),
+              h('td', {}, badge(a.status)),
+              h('td', {}, a.deliveredAt ? when(a.deliveredAt) : ''),
+              h(
+                'td',
+                {},
+                a.status === 'draft'
+                  ? h(
+                      'button',
+                      {
+                        type: 'button',
+                        'aria-label': 'Mark ' + a.title + ' ready',
+                        onclick: async () => {
+                          const r = await api('PATCH', '/artifacts/' + encodeURIComponent(a.id), { status: 'ready' });
+                          if (r.status !== 200) setStatus(errorText(r));
+                          await refresh();
+                        },
+                      },
+                      'Mark ready',
+                    )
+                  : a.status === 'ready'
+                    ? h(
+                        'button',
+                        {
+                          type: 'button',
+                          'aria-label': 'Deliver ' + a.title,
+                          onclick: () => panel.replaceChildren(deliverForm(a)),
+                        },
+                        'Deliver…',
+                      )
+                    : '',
+              ),
+            ),
+          ),
+          'No artifacts yet.',
+          'Artifacts',
+        ),
+      );
+      setStatus(res.body.data.length + ' artifacts');
+    };
+    await refresh();
+  }
+
   const PAGES = {
     approvals: approvalsPage,
     rooms: roomsPage,
@@ -1230,7 +1530,13 @@
     campaign: campaignPage,
     jobs: jobsPage,
     automations: automationsPage,
+    agents: agentsPage,
+    contacts: contactsPage,
+    artifacts: artifactsPage,
   };
+  // On a phone the sections scroll sideways: bring the current one into view.
+  const current = document.querySelector('nav a[aria-current="page"]');
+  if (current) current.scrollIntoView({ block: 'nearest', inline: 'center' });
   const run = PAGES[page];
   if (run) Promise.resolve(run()).catch((err) => setStatus('Something went wrong: ' + err.message));
 })();
