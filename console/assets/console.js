@@ -54,6 +54,9 @@
     return el;
   }
 
+  /** Replaces an element's children, leaving out the null / false of conditional parts (the DOM would print "null"). */
+  const fill = (el, ...children) =>
+    el.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
   const setStatus = (text) => {
     statusLine.textContent = text;
   };
@@ -921,10 +924,12 @@
           CHANNELS[c.channel] || c.channel,
           c.archived ? ' · archived' : '',
           c.scheduledAt ? ' · scheduled for ' + when(c.scheduledAt) : '',
+          c.rejectionReason ? ' · template rejected: ' + c.rejectionReason : '',
         ),
       );
       const skipReasons = Object.entries(stats.skipReasons || {});
-      counts.replaceChildren(
+      fill(
+        counts,
         ...[
           ['Recipients', stats.recipients],
           ['Sent', stats.sent],
@@ -944,10 +949,7 @@
             )
           : null,
       );
-      message.replaceChildren(
-        c.subject ? facts([['Subject', c.subject]]) : null,
-        h('div', { class: 'message' }, c.content),
-      );
+      fill(message, c.subject ? facts([['Subject', c.subject]]) : null, h('div', { class: 'message' }, c.content));
       // Only what the state allows, as the API lists it: the state table lives in the service.
       const key = c.actions.join(',');
       if (key !== shownActions) {

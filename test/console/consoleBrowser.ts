@@ -76,6 +76,8 @@ export const unexpectedComplaints = (complaints: string[]) =>
 export async function expectPageIsClean(page: Page, complaints: string[], name: string) {
   expect(cspViolations(complaints)).toEqual([]);
   expect(unexpectedComplaints(complaints)).toEqual([]);
+  // What a template slip prints instead of the value.
+  expect(await page.locator('body').innerText()).not.toMatch(/undefined|\[object /);
   expect(await seriousAxeViolations(page)).toEqual([]);
   await screenshot(page, name);
 }
