@@ -304,6 +304,19 @@ describe('console: campaigns', () => {
       scheduledAt: null,
     });
 
+    // A Draft is edited in place: the page and the API show the new text.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Later news, revised');
+    await page.getByLabel('Message', { exact: true }).fill('Hello later, revised.');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await textWhen(page.getByRole('heading', { level: 1 }), /revised/);
+    expect(await textWhen(page.locator('#content .message').first(), /revised/)).toBe('Hello later, revised.');
+    expect((await suite.api.get(`/campaigns/${campaign.id}`)).body).toMatchObject({
+      name: 'Later news, revised',
+      content: 'Hello later, revised.',
+      status: 'draft',
+    });
+
     // A manual-mode agent holds the send on approval cards: Sending offers cancel send (and test send) only.
     expect((await suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { mode: 'manual' })).status).toBe(200);
     try {
@@ -322,6 +335,14 @@ describe('console: campaigns', () => {
       await page.getByLabel('Status', { exact: true }).selectOption('failed');
       expect(await textWhen(page.locator('#recipients'), /cancelled/)).toContain(reader.email);
       expect(suite.fake.byRecipient(reader.email!)).toEqual([]);
+
+      // Delete asks once more, then the campaign is gone.
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await Promise.all([
+        page.waitForURL((url) => url.pathname === '/app/campaigns'),
+        page.getByRole('button', { name: 'Delete for good' }).click(),
+      ]);
+      expect((await suite.api.get(`/campaigns/${campaign.id}`)).status).toBe(404);
     } finally {
       await suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { mode: 'auto' });
     }
