@@ -6,13 +6,14 @@ import express, { NextFunction, Request, Response, Router } from 'express';
 import helmet from 'helmet';
 import { agentsOfUser, TeamAgents } from '../services/agents/agents';
 import { findApiTokenOwner, issueApiToken, revokeApiToken } from '../services/identity/apiTokens';
+import { CONSOLE_SESSION_COOKIE } from '../services/identity/consoleSession';
 import { checkLogin } from '../services/identity/passwords';
 import type { AppContext } from '../services/platform/context';
 import { AppError } from '../services/platform/errors';
 import { consoleErrorPage, consolePage, consoleLoginPage, CONSOLE_PAGES } from './pages';
 
 /** The session: an API token of the signed-in person (people approve with API tokens), in an httpOnly cookie. */
-export const SESSION_COOKIE = 'tap_console';
+export const SESSION_COOKIE = CONSOLE_SESSION_COOKIE;
 const TEAM_COOKIE = 'tap_console_team';
 const LOGIN_COOKIE = 'tap_console_login';
 /** A console sign-in lasts this long; signing out revokes it at once. */
@@ -172,7 +173,8 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
     await ctx.rateLimits.recordLoginSuccess(email);
     const { token } = await issueApiToken(ctx.db, user.id, 'Console sign-in (browser)', SESSION_DAYS);
     res.clearCookie(LOGIN_COOKIE, { path: '/app/login' });
-    res.cookie(SESSION_COOKIE, token, cookieOptions(SESSION_DAYS * 24 * 3600 * 1000));
+    // Path `/`: the OAuth sign-in at /oauth/authorize knows this person too (services/identity/consoleSession.ts).
+    res.cookie(SESSION_COOKIE, token, { ...cookieOptions(SESSION_DAYS * 24 * 3600 * 1000), path: '/' });
     res.redirect(303, next);
   });
 
@@ -181,7 +183,7 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
     if (session && sameSecret(req.body?.csrf_token, csrfTokenOf(session.token)))
       await revokeApiToken(ctx.db, session.userId, session.tokenId);
     else if (session) throw new AppError(403, 'forbidden', 'The sign-out form is missing its CSRF token');
-    res.clearCookie(SESSION_COOKIE, { path: '/app' });
+    res.clearCookie(SESSION_COOKIE, { path: '/' });
     res.redirect(303, '/app/login');
   });
 
@@ -202,7 +204,7 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
     router.get(page.path, async (req, res) => {
       const session = await sessionOf(req);
       if (!session) {
-        res.clearCookie(SESSION_COOKIE, { path: '/app' });
+        res.clearCookie(SESSION_COOKIE, { path: '/' });
         return res.redirect(303, `/app/login?next=${encodeURIComponent(req.path)}`);
       }
       if (!session.team) throw new AppError(403, 'forbidden', 'Your account is not a member of any team');

@@ -126,7 +126,7 @@ describe('console: sign-in gate and approvals inbox', () => {
     ]);
     const cookies = await context.cookies();
     const session = cookies.find((c) => c.name === 'tap_console')!;
-    expect(session).toMatchObject({ httpOnly: true, path: '/app', sameSite: 'Lax' });
+    expect(session).toMatchObject({ httpOnly: true, path: '/', sameSite: 'Lax' });
 
     // The session cookie alone is not enough: a request without the page's CSRF token is refused.
     const noCsrf = await consoleFetch(page, 'GET', '/warp-executions', undefined, false);
