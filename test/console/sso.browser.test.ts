@@ -32,8 +32,10 @@ describe('console: the OAuth sign-in knows a person signed in to the console', (
     expect(registered.status).toBe(201);
     clientId = ((await registered.json()) as { client_id: string }).client_id;
   });
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((c) => c.close()));
+  });
   afterAll(async () => {
-    await Promise.all(contexts.map((c) => c.close()));
     await callback?.close();
     await chromium?.close();
   });

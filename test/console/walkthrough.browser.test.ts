@@ -26,8 +26,12 @@ describe('console: the delivery walk-through in the browser', () => {
     chromium = await launchChromium();
     owner = await withPassword(suite.db, suite.team);
   });
-  afterAll(async () => {
+  // Closed before the suite stops its API: a page that keeps polling would hold the server's close open.
+  afterEach(async () => {
     await context?.close();
+    context = undefined;
+  });
+  afterAll(async () => {
     await chromium?.close();
   });
 

@@ -30,8 +30,12 @@ describe('console: WhatsApp template approval', () => {
       secrets: { accessToken: 'wa' },
     });
   });
-  afterAll(async () => {
+  // Closed before the suite stops its API: a page that keeps polling would hold the server's close open.
+  afterEach(async () => {
     await context?.close();
+    context = undefined;
+  });
+  afterAll(async () => {
     await chromium?.close();
   });
 
