@@ -57,6 +57,8 @@
   /** Replaces an element's children, leaving out the null / false of conditional parts (the DOM would print "null"). */
   const fill = (el, ...children) =>
     el.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+  /** "1 campaign", "2 campaigns". */
+  const count = (n, noun) => n + ' ' + noun + (n === 1 ? '' : 's');
   const setStatus = (text) => {
     statusLine.textContent = text;
   };
@@ -391,7 +393,7 @@
               )
             : h('p', { class: 'muted' }, 'No rooms yet.'),
         );
-      setStatus(rows.length + ' rooms · updated ' + new Date().toLocaleTimeString());
+      setStatus(count(rows.length, 'room') + ' · updated ' + new Date().toLocaleTimeString());
     });
   }
 
@@ -705,7 +707,7 @@
           'Campaigns',
         ),
       );
-      setStatus(res.body.data.length + ' campaigns · updated ' + new Date().toLocaleTimeString());
+      setStatus(count(res.body.data.length, 'campaign') + ' · updated ' + new Date().toLocaleTimeString());
     };
     archivedBox.addEventListener('change', () => void refresh());
     every(5000, refresh);
@@ -1118,7 +1120,7 @@
           'Jobs',
         ),
       );
-      setStatus(jobs.length + ' jobs · updated ' + new Date().toLocaleTimeString());
+      setStatus(count(jobs.length, 'job') + ' · updated ' + new Date().toLocaleTimeString());
     });
   }
 
@@ -1220,7 +1222,7 @@
         }),
       );
       if (!res.body.data.length) list.replaceChildren(h('p', { class: 'muted' }, 'No automations yet.'));
-      setStatus(res.body.data.length + ' automations · updated ' + new Date().toLocaleTimeString());
+      setStatus(count(res.body.data.length, 'automation') + ' · updated ' + new Date().toLocaleTimeString());
     });
   }
 
@@ -1334,7 +1336,7 @@
           );
         }),
       );
-      setStatus(res.body.data.length + ' agents');
+      setStatus(count(res.body.data.length, 'agent'));
     };
     void refresh().catch((err) => setStatus(err.message));
   }
@@ -1396,7 +1398,7 @@
           'Contacts',
         ),
       );
-      setStatus(res.body.data.length + ' contacts');
+      setStatus(count(res.body.data.length, 'contact'));
     };
     void refresh().catch((err) => setStatus(err.message));
   }
@@ -1519,7 +1521,7 @@
           'Artifacts',
         ),
       );
-      setStatus(res.body.data.length + ' artifacts');
+      setStatus(count(res.body.data.length, 'artifact'));
     };
     await refresh();
   }

@@ -52,14 +52,20 @@ describe('console: jobs and automations', () => {
     const row = page.locator(`tr[data-id="${jobId}"]`);
     const seen: number[] = [];
     for (let i = 0; i < 600; i++) {
-      const text = (await row.count()) ? await row.innerText() : '';
-      if (/succeeded/.test(text)) break;
-      const match = /importing (\d+) \/ 1200/.exec(text);
+      // The row's words and its bar read in one go: the page re-draws the table every 2 s.
+      const snapshot = (await row.count())
+        ? await row.evaluate((el: any) => ({
+            text: el.innerText as string,
+            max: el.querySelector('progress')?.getAttribute('max') as string | undefined,
+            value: el.querySelector('progress')?.getAttribute('value') as string | undefined,
+          }))
+        : { text: '', max: undefined, value: undefined };
+      if (/succeeded/.test(snapshot.text)) break;
+      const match = /importing (\d+) \/ 1200/.exec(snapshot.text);
       if (match) {
         seen.push(Number(match[1]));
-        const value = await row.locator('progress').getAttribute('value');
-        expect(await row.locator('progress').getAttribute('max')).toBe('1200');
-        expect(Number(value)).toBe(Number(match[1]));
+        expect(snapshot.max).toBe('1200');
+        expect(Number(snapshot.value)).toBe(Number(match[1]));
       }
       await sleep(100);
     }
