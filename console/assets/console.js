@@ -682,9 +682,13 @@
       list,
       create,
     );
+    // A refresh and a click on "Show archived" can overlap: only the latest answer is shown.
+    let asked = 0;
     const refresh = async () => {
+      const mine = ++asked;
       const res = await api('GET', '/campaigns?limit=100' + (archivedBox.checked ? '&archived=true' : ''));
       if (res.status !== 200) throw new Error(errorText(res));
+      if (mine !== asked) return;
       list.replaceChildren(
         table(
           ['Campaign', 'Channel', 'Status', 'Recipients', 'Sent', 'Skipped', 'Failed', 'Opened', 'Clicked'],
@@ -976,12 +980,15 @@
       }
     };
 
+    // A refresh and a change of the filter can overlap: only the answer to the latest request is shown.
+    let recipientsAsked = 0;
     const showRecipients = async () => {
+      const asked = ++recipientsAsked;
       const res = await api(
         'GET',
         '/campaigns/' + id + '/recipients?perPage=100' + (statusFilter.value ? '&status=' + statusFilter.value : ''),
       );
-      if (res.status !== 200) return;
+      if (res.status !== 200 || asked !== recipientsAsked) return;
       recipients.replaceChildren(
         table(
           ['Recipient', 'Status', 'Skip reason', 'Retryable', 'Sent', 'Opened', 'Clicked'],
