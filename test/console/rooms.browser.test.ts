@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
-import { apiClient, ApiClient, newTeam, startTestApi, testDb, TestTeam } from '../support/helpers';
+import { apiClient, ApiClient, newTeam, sleep, startTestApi, testDb, TestTeam } from '../support/helpers';
 import { withPassword } from '../support/oauthHelpers';
 import {
   DESKTOP,
@@ -120,8 +120,13 @@ describe('console: rooms and their live stream', () => {
     const seqs = events.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).toBe(seqs.length);
-    const room = (await api.get('/rooms?limit=100')).body.data.find((r: any) => r.id === opened.room.id);
-    expect(Number(await page.locator('#events-received').innerText())).toBe(room.lastEventId);
+    // The turn's last events (its reply, turn.completed) may still be on their way: wait for the room's last id.
+    const lastEventId = async () =>
+      (await api.get('/rooms?limit=100')).body.data.find((r: any) => r.id === opened.room.id).lastEventId as number;
+    for (let i = 0; i < 50 && Number(await page.locator('#last-event').innerText()) !== (await lastEventId()); i++)
+      await sleep(200);
+    expect(Number(await page.locator('#last-event').innerText())).toBe(await lastEventId());
+    expect(Number(await page.locator('#events-received').innerText())).toBe(await lastEventId());
 
     // Another team's room: the console answers not found, and opens no stream.
     const stranger = await newTeam(db, 'console-rooms-other');
