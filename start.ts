@@ -167,6 +167,7 @@ async function main(): Promise<void> {
 
   await waitForHttp(`${config.publicUrl}/healthz`);
   log(`API:         ${config.baseUrl}`);
+  log(`Console:     ${config.publicUrl}/app`);
   log(`Temporal UI: ${devServer?.uiUrl ?? '(external Temporal server: see its own UI)'}`);
   log('first team:  npm run cli -- bootstrap --team <slug>');
   log('Ctrl-C stops everything.');

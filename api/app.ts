@@ -10,6 +10,7 @@ import { authRouter } from '../auth/router';
 import { mcpRouter } from '../mcp/router';
 import { roomStreamRouter } from './roomStream';
 import { docsRouter } from './docsPage';
+import { consoleRouter, SESSION_COOKIE } from '../console/router';
 import { defineRoute, json, registerRoutes, Route } from './routeTable';
 import { adminRoutes } from './routes/admin';
 import { agentsRoutes } from './routes/agents';
@@ -91,13 +92,14 @@ export function createApp(ctx: AppContext): Express {
     pinoHttp({
       logger: ctx.logger,
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
-      // Credentials never reach the logs: a room key rides in the stream URL, a bearer in its header.
+      // Credentials never reach the logs: a room key rides in the stream URL, a bearer in its header,
+      // the console's session (an API token) in a cookie.
       serializers: {
         req: (req: { url: string; query?: Record<string, unknown>; headers: Record<string, unknown> }) => ({
           ...req,
           url: req.url.replace(/([?&]key=)[^&]*/g, '$1[redacted]'),
           query: req.query && 'key' in req.query ? { ...req.query, key: '[redacted]' } : req.query,
-          headers: req.headers.authorization ? { ...req.headers, authorization: '[redacted]' } : req.headers,
+          headers: redactHeaders(req.headers),
         }),
       },
     }),
@@ -149,6 +151,8 @@ export function createApp(ctx: AppContext): Express {
   const v1 = express.Router();
   registerRoutes(v1, ctx, describedRoutes(ctx));
   app.use('/v1', v1);
+  // The web console: its pages, and the same /v1 router under /app/api with the person's session.
+  app.use(consoleRouter(ctx, v1));
   app.use(docsRouter(`${new URL(ctx.config.baseUrl).pathname}/openapi.json`));
 
   app.use(notFoundRoute);
@@ -157,6 +161,16 @@ export function createApp(ctx: AppContext): Express {
 }
 
 const HEALTH_TIMEOUT_MS = 800;
+
+/** A request's headers as logged: no bearer, no console session cookie, no CSRF token. */
+export function redactHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...headers };
+  if (out.authorization) out.authorization = '[redacted]';
+  if (out['x-csrf-token']) out['x-csrf-token'] = '[redacted]';
+  if (typeof out.cookie === 'string')
+    out.cookie = out.cookie.replace(new RegExp(`(${SESSION_COOKIE}=)[^;]*`, 'g'), '$1[redacted]');
+  return out;
+}
 
 function answersWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout;

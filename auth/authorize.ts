@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import { agentsOfUser, createAgent } from '../services/agents/agents';
 import type { AppContext } from '../services/platform/context';
 import { checkLogin } from '../services/identity/passwords';
+import { CONSOLE_SESSION_COOKIE, consoleSessionUser } from '../services/identity/consoleSession';
 import {
   AuthorizeErrorPage,
   AuthorizeErrorRedirect,
@@ -152,6 +153,12 @@ export function authorizeEndpoints(ctx: AppContext, server: OAuth2Server, resour
       throw err;
     }
     const pending = await createAuthorizationRequest(ctx.db, validated.params, browserSecret(req, res));
+    // Signed in to the web console: the same person, no second password; the consent page still asks.
+    const consoleUser = await consoleSessionUser(ctx.db, req.cookies?.[CONSOLE_SESSION_COOKIE]);
+    if (consoleUser) {
+      await recordLogin(ctx.db, pending.id, consoleUser);
+      return res.redirect(303, `/oauth/authorize/consent?request_id=${encodeURIComponent(pending.id)}`);
+    }
     res.send(loginPage({ requestId: pending.id, csrfToken: pending.csrfToken, client: await clientView(pending) }));
   });
 

@@ -2,14 +2,14 @@ import type { TeamAgents } from '../services/agents/agents';
 
 /** The server-rendered pages of the authorization endpoint: login, consent, and errors. Plain HTML, no script. */
 
-const escapeHtml = (value: string) =>
+export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Tagged template that escapes every interpolated value unless it is already rendered `Html`. */
-class Html {
+export class Html {
   constructor(readonly text: string) {}
 }
-function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0];
   values.forEach((value, i) => {
     const rendered = Array.isArray(value)
@@ -24,7 +24,7 @@ function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   return new Html(out);
 }
 
-const STYLE = `body{font:16px/1.5 system-ui,sans-serif;background:#f5f5f7;margin:0;display:flex;justify-content:center}
+export const STYLE = `body{font:16px/1.5 system-ui,sans-serif;background:#f5f5f7;margin:0;display:flex;justify-content:center}
 main{background:#fff;margin:3rem 1rem;padding:2rem;border-radius:12px;max-width:28rem;width:100%;box-shadow:0 1px 4px #0002}
 h1{font-size:1.3rem;margin-top:0}label{display:block;margin:.8rem 0 .2rem}input[type=email],input[type=password],input[type=text],select{width:100%;padding:.5rem;box-sizing:border-box}
 button{padding:.6rem 1.2rem;margin:1rem .5rem 0 0;border-radius:6px;border:1px solid #888;background:#fff;cursor:pointer}button.primary{background:#1d4ed8;color:#fff;border-color:#1d4ed8}

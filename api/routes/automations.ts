@@ -1,3 +1,4 @@
+import { automationStepCounts, stepCountsSchema } from '../../services/automations/stepCounts';
 import { z } from 'zod';
 import {
   createAutomation,
@@ -129,6 +130,19 @@ export function automationsRoutes(ctx: AppContext): Route[] {
           body: await setAutomationEnabled(ctx.db, teamId, params.automationId, body.enabled, author),
         };
       },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/automations/{automationId}/step-counts',
+      tag: TAG,
+      access: 'read',
+      summary: 'How many enrollments are at each step, by version and status (active, completed, exited, failed)',
+      params: automationParams,
+      responses: { 200: json(stepCountsSchema, 'The counts') },
+      handler: async ({ req, params }) => ({
+        status: 200,
+        body: await automationStepCounts(ctx.db, authOf(req).team.id, params.automationId),
+      }),
     }),
     defineRoute({
       method: 'get',

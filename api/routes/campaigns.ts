@@ -1,3 +1,4 @@
+import { campaignTimeline, timelineSchema } from '../../services/campaigns/timeline';
 import { z } from 'zod';
 import { archiveCampaign, deleteCampaign } from '../../services/campaigns/archive';
 import { audiencePreviewSchema, previewCampaignAudience } from '../../services/campaigns/audiencePreview';
@@ -407,6 +408,19 @@ export function campaignsRoutes(ctx: AppContext): Route[] {
       handler: async ({ req, params }) => ({
         status: 200,
         body: await campaignStats(ctx.db, authOf(req).team.id, params.campaignId),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/campaigns/{campaignId}/timeline',
+      tag: 'Campaigns',
+      access: 'read',
+      summary: 'Messages sent, opened and clicked over time (buckets of 1 s to 1 day, at most 120 points)',
+      params: campaignParams,
+      responses: { 200: json(timelineSchema, 'The timeline') },
+      handler: async ({ req, params }) => ({
+        status: 200,
+        body: await campaignTimeline(ctx.db, authOf(req).team.id, params.campaignId),
       }),
     }),
   ];

@@ -17,7 +17,12 @@ import {
   messageListQuerySchema,
   outboundMessageSchema,
 } from '../../services/deliveries/messageLog';
-import { getExecution, listExecutions, warpExecutionSchema } from '../../services/deliveries/warpExecutions';
+import {
+  executionRow,
+  getExecution,
+  listExecutions,
+  warpExecutionSchema,
+} from '../../services/deliveries/warpExecutions';
 import { deliverySchema } from '../../services/deliveries/deliveryTypes';
 import { AppError } from '../../services/platform/errors';
 import { pageQuerySchema, pageSchema } from '../../services/platform/pagination';
@@ -40,6 +45,19 @@ const executionParams = z.object({ executionId: z.string() });
 const linkParam = z.union([z.string(), z.array(z.string())]).optional();
 const signedLinkQuery = z.object({ expires: linkParam, sig: linkParam });
 const single = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
+
+/** The approval link page's content as JSON, for the console's inbox. */
+const approvalViewSchema = z.object({
+  noun: z.enum(['delivery', 'request']),
+  question: z.string(),
+  summary: z.string(),
+  facts: z.array(z.object({ label: z.string(), value: z.string() })),
+  recipients: z.array(z.object({ name: z.string().nullable(), address: z.string() })),
+  message: z.object({ subject: z.string().nullable(), body: z.string() }).nullable(),
+  approveLabel: z.string(),
+  expiresAt: z.iso.datetime().nullable(),
+  decided: z.object({ heading: z.string(), sentence: z.string() }).nullable(),
+});
 
 const HANDLED = Symbol('answered with a page');
 
@@ -84,6 +102,20 @@ export function warpExecutionsRoutes(ctx: AppContext): Route[] {
         status: 200,
         body: await getExecution(ctx, authOf(req).team.id, params.executionId),
       }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/warp-executions/{executionId}/approval-view',
+      tag: 'Warp executions',
+      access: 'read',
+      summary:
+        "What approving would do, in words: the approval page's view (recipients, channel, agent, message, expiry)",
+      params: executionParams,
+      responses: { 200: json(approvalViewSchema, 'The view') },
+      handler: async ({ req, params }) => {
+        const view = await approvalView(ctx, await executionRow(ctx.db, authOf(req).team.id, params.executionId));
+        return { status: 200, body: { ...view, expiresAt: view.expiresAt?.toISOString() ?? null } };
+      },
     }),
     defineRoute({
       method: 'post',

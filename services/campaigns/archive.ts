@@ -4,6 +4,7 @@ import type { AppContext } from '../platform/context';
 import { invalidState } from '../platform/errors';
 import { findCampaign, presentCampaign } from './campaignRow';
 import type { CampaignJson } from './schemas';
+import { ENDED_STATES } from './stateTable';
 import { removeTemplate } from './whatsappTemplate';
 import { campaignWorkflowId } from './workflowRun';
 
@@ -14,10 +15,10 @@ export async function archiveCampaign(
   archived: boolean,
 ): Promise<CampaignJson> {
   const row = await findCampaign(db, teamId, campaignId);
-  if (archived && row.status !== 'completed' && row.status !== 'failed')
+  if (archived && !ENDED_STATES.includes(row.status))
     throw invalidState('Only a Completed or Failed campaign can be archived', { status: row.status });
   const guarded = db('campaigns').where({ id: row.id });
-  if (archived) guarded.whereIn('status', ['completed', 'failed']);
+  if (archived) guarded.whereIn('status', ENDED_STATES);
   const [updated] = await guarded
     .update({ archived_at: archived ? (row.archived_at ?? db.fn.now()) : null, updated_at: db.fn.now() })
     .returning('*');

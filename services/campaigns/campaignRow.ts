@@ -1,3 +1,4 @@
+import { campaignActions } from './stateTable';
 import type { Knex } from 'knex';
 import type { Channel } from '../../channels/types';
 import type { Db } from '../../db/knex';
@@ -75,6 +76,7 @@ export function presentCampaign(row: CampaignRow): CampaignJson {
     finishedAt: iso(row.finished_at),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    actions: campaignActions({ status: row.status, channel: row.channel, archived: row.archived_at !== null }),
   };
 }
 

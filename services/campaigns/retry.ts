@@ -3,6 +3,7 @@ import type { AppContext, TeamRef } from '../platform/context';
 import { errorBody, invalidState } from '../platform/errors';
 import { CampaignRow, findCampaign } from './campaignRow';
 import { recountCampaign } from './recordChunk';
+import { ENDED_STATES } from './stateTable';
 import { startRun } from './workflowRun';
 
 export const campaignRetrySchema = z.strictObject({
@@ -22,7 +23,7 @@ export async function retryCampaign(
   const { db } = ctx;
   const { row, run, retried } = await db.transaction(async (trx) => {
     const current = await findCampaign(trx, team.id, campaignId, true);
-    if (current.status !== 'completed' && current.status !== 'failed')
+    if (!ENDED_STATES.includes(current.status))
       throw invalidState('Only a Completed or Failed campaign can be retried', { status: current.status });
     if (current.archived_at) throw invalidState('Unarchive the campaign before retrying it');
     const nextRun = current.run + 1;

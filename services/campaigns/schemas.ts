@@ -1,3 +1,4 @@
+import { CAMPAIGN_ACTIONS } from './stateTable';
 import { z } from 'zod';
 import { channelSchema } from '../../channels/types';
 import { placeholderNameSchema } from './content';
@@ -107,5 +108,7 @@ export const campaignSchema = z.object({
   finishedAt: z.iso.datetime().nullable(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
+  /** The operations the campaign's state allows now (the state table); a client shows only these. */
+  actions: z.array(z.enum(CAMPAIGN_ACTIONS)),
 });
 export type CampaignJson = z.infer<typeof campaignSchema>;

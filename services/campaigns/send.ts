@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppContext, TeamRef } from '../platform/context';
 import { invalidState, ruleBroken } from '../platform/errors';
+import { sendableStates } from './stateTable';
 import { hasActiveIntegration } from '../agents/integrations';
 import { checkAudience, resolveAudience } from './audience';
 import { campaignAgent, CampaignRow, findCampaign, presentCampaign } from './campaignRow';
@@ -27,7 +28,7 @@ export async function sendCampaign(
   // succeeds if the campaign is still as read, so of two concurrent sends one wins (and an edit that lost its Draft to a send is refused).
   const current = await findCampaign(db, team.id, campaignId);
   if (current.archived_at) throw invalidState('Unarchive the campaign before sending it');
-  const sendable = current.channel === 'whatsapp' ? ['approved'] : ['draft'];
+  const sendable = sendableStates(current.channel);
   if (!sendable.includes(current.status)) {
     throw current.channel === 'whatsapp' && ['draft', 'pending', 'rejected'].includes(current.status)
       ? ruleBroken('whatsapp_not_approved', 'A WhatsApp campaign is sent only once its template is Approved', {

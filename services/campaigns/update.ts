@@ -4,9 +4,8 @@ import type { Principal } from '../identity/principal';
 import { checkAudience, resolveAudience } from './audience';
 import { findCampaign, presentCampaign } from './campaignRow';
 import { checkAgent, checkCampaign } from './editRules';
-import type { CampaignJson, CampaignStatus, CampaignUpdate } from './schemas';
-
-const EDITABLE: CampaignStatus[] = ['draft', 'pending', 'approved', 'rejected'];
+import type { CampaignJson, CampaignUpdate } from './schemas';
+import { EDITABLE_STATES } from './stateTable';
 
 export async function updateCampaign(
   ctx: AppContext,
@@ -17,7 +16,7 @@ export async function updateCampaign(
 ): Promise<CampaignJson> {
   const { db } = ctx;
   const row = await findCampaign(db, team.id, campaignId);
-  if (!EDITABLE.includes(row.status))
+  if (!EDITABLE_STATES.includes(row.status))
     throw invalidState(`A campaign cannot be edited while ${row.status}`, { status: row.status });
   if (row.archived_at) throw invalidState('Unarchive the campaign before editing it');
   const next = {

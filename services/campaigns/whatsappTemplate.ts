@@ -12,6 +12,7 @@ import { whatsappTemplatesFor } from '../agents/integrations';
 import { campaignAgent, CampaignRow, findCampaign, presentCampaign } from './campaignRow';
 import { checkWhatsappTemplate } from './editRules';
 import type { CampaignJson } from './schemas';
+import { WHATSAPP_SUBMITTABLE_STATES } from './stateTable';
 import { settled } from './workflowRun';
 
 /** A WhatsApp campaign's template: submit it for approval, refresh its status, hear the provider's webhook, remove it. */
@@ -31,7 +32,7 @@ export const whatsappTemplateWorkflowId = (campaignId: string) => `wa-template-$
 export async function submitWhatsapp(ctx: AppContext, team: TeamRef, campaignId: string): Promise<CampaignJson> {
   const row = await findCampaign(ctx.db, team.id, campaignId);
   if (row.channel !== 'whatsapp') throw ruleBroken('not_whatsapp', 'Only WhatsApp campaigns have templates to submit');
-  if (row.status !== 'draft' && row.status !== 'rejected')
+  if (!WHATSAPP_SUBMITTABLE_STATES.includes(row.status))
     throw invalidState(`A ${row.status} campaign cannot be submitted`, { status: row.status });
   checkWhatsappTemplate({
     name: row.name,
@@ -53,7 +54,7 @@ export async function submitWhatsapp(ctx: AppContext, team: TeamRef, campaignId:
   const [updated] = await ctx
     .db('campaigns')
     .where({ id: row.id })
-    .whereIn('status', ['draft', 'rejected'])
+    .whereIn('status', WHATSAPP_SUBMITTABLE_STATES)
     .update({
       status: 'pending',
       agent_id: agentId,

@@ -299,6 +299,7 @@ describe('team isolation matrix', () => {
         ['GET', '', undefined],
         ['PATCH', '', { enabled: false }],
         ['PUT', '/steps', { steps: [{ type: 'exit' }] }],
+        ['GET', '/step-counts', undefined],
         ['GET', '/enrollments', undefined],
         ['POST', '/enrollments', { email: 'b-person@example.test' }],
         ['GET', '/enrollments/{enrollmentId}', undefined],
@@ -597,6 +598,13 @@ describe('team isolation matrix', () => {
       check: notFound,
     },
     {
+      endpoint: 'GET /warp-executions/{id}/approval-view',
+      method: 'GET',
+      operation: 'GET /warp-executions/{executionId}/approval-view',
+      path: () => `/warp-executions/${a.pendingExecutionId}/approval-view`,
+      check: notFound,
+    },
+    {
       endpoint: 'POST /warp-executions/{id}/approve',
       method: 'POST',
       operation: 'POST /warp-executions/{executionId}/approve',
@@ -866,6 +874,13 @@ describe('team isolation matrix', () => {
       method: 'GET',
       operation: 'GET /campaigns/{campaignId}/stats',
       path: () => `/campaigns/${a.sentCampaignId}/stats`,
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /campaigns/{id}/timeline',
+      method: 'GET',
+      operation: 'GET /campaigns/{campaignId}/timeline',
+      path: () => `/campaigns/${a.sentCampaignId}/timeline`,
       check: notFound,
     },
   ];

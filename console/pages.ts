@@ -1,0 +1,85 @@
+import { html, Html } from '../auth/pages';
+import type { TeamAgents } from '../services/agents/agents';
+
+/** The console's pages: the server renders the frame (navigation, team, CSRF token); console.js fills it from /app/api. */
+export const CONSOLE_PAGES = [
+  { name: 'approvals', path: '/app/approvals', title: 'Approvals' },
+  { name: 'rooms', path: '/app/rooms', title: 'Rooms' },
+  { name: 'room', path: '/app/rooms/:id', title: 'Room' },
+  { name: 'campaigns', path: '/app/campaigns', title: 'Campaigns' },
+  { name: 'campaign', path: '/app/campaigns/:id', title: 'Campaign' },
+  { name: 'jobs', path: '/app/jobs', title: 'Jobs' },
+  { name: 'automations', path: '/app/automations', title: 'Automations' },
+  { name: 'agents', path: '/app/agents', title: 'Agents' },
+  { name: 'contacts', path: '/app/contacts', title: 'Contacts' },
+  { name: 'artifacts', path: '/app/artifacts', title: 'Artifacts' },
+] as const;
+
+const NAV = [
+  { href: '/app/approvals', label: 'Approvals', section: ['approvals'] },
+  { href: '/app/rooms', label: 'Rooms', section: ['rooms', 'room'] },
+  { href: '/app/campaigns', label: 'Campaigns', section: ['campaigns', 'campaign'] },
+  { href: '/app/jobs', label: 'Jobs', section: ['jobs'] },
+  { href: '/app/automations', label: 'Automations', section: ['automations'] },
+  { href: '/app/artifacts', label: 'Artifacts', section: ['artifacts'] },
+  { href: '/app/contacts', label: 'Contacts', section: ['contacts'] },
+  { href: '/app/agents', label: 'Agents', section: ['agents'] },
+];
+
+function frame(title: string, body: Html, head: Html = html``): string {
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<link rel="icon" href="data:,"><title>${title} · Team console</title><link rel="stylesheet" href="/app/assets/console.css">${head}</head>
+<body>${body}</body></html>`.text;
+}
+
+export function consoleLoginPage(view: { csrfToken: string; next: string; email?: string; error?: string }): string {
+  return frame(
+    'Sign in',
+    html`<main class="login"><h1>Sign in to the team console</h1>
+${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+<form method="post" action="/app/login">
+<input type="hidden" name="csrf_token" value="${view.csrfToken}"><input type="hidden" name="next" value="${view.next}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${view.email ?? ''}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button class="primary" type="submit">Sign in</button></form>
+<p class="muted">The same account you sign in with when you connect an MCP client or app.</p></main>`,
+  );
+}
+
+export function consolePage(view: {
+  page: string;
+  title: string;
+  id?: string;
+  csrfToken: string;
+  email: string;
+  team: TeamAgents;
+  teams: TeamAgents[];
+  path: string;
+}): string {
+  const nav = NAV.map(
+    (item) =>
+      html`<li><a href="${item.href}"${item.section.includes(view.page) ? new Html(' aria-current="page"') : ''}>${item.label}</a></li>`,
+  );
+  const teamSwitch =
+    view.teams.length > 1
+      ? html`<form method="post" action="/app/team" class="team-switch"><input type="hidden" name="csrf_token" value="${view.csrfToken}"><input type="hidden" name="next" value="${view.path}">
+<label for="team-select">Team</label><select id="team-select" name="team">${view.teams.map((t) => html`<option value="${t.teamSlug}"${t.teamSlug === view.team.teamSlug ? new Html(' selected') : ''}>${t.teamName}</option>`)}</select><button type="submit">Switch</button></form>`
+      : html`<span class="team-name">${view.team.teamName}</span>`;
+  return frame(
+    view.title,
+    html`<header class="top"><a class="brand" href="/app/approvals">Team console</a>${teamSwitch}
+<form method="post" action="/app/logout" class="signout"><input type="hidden" name="csrf_token" value="${view.csrfToken}"><span class="muted who">${view.email}</span><button type="submit">Sign out</button></form></header>
+<nav aria-label="Sections"><ul>${nav}</ul></nav>
+<main id="main" data-page="${view.page}" data-id="${view.id ?? ''}" data-team="${view.team.teamSlug}"><h1>${view.title}</h1><p class="muted" id="status" role="status" aria-live="polite">Loading…</p><div id="content"></div></main>`,
+    html`<meta name="csrf-token" content="${view.csrfToken}"><link rel="stylesheet" href="/app/assets/uplot.css"><script src="/app/assets/uplot.js" defer></script><script src="/app/assets/console.js" defer></script>`,
+  );
+}
+
+/** What a person sees when a console page or form fails (the API under /app/api answers JSON, as /v1 does). */
+export function consoleErrorPage(view: { title: string; message: string }): string {
+  return frame(
+    view.title,
+    html`<main class="login"><h1>${view.title}</h1><p class="error" role="alert">${view.message}</p>
+<p><a href="/app/approvals">Back to the console</a></p></main>`,
+  );
+}

@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { collectBrowserComplaints, launchChromium, screenshot } from '../browser/chromium';
+import { cspViolations } from '../browser/oauthBrowser';
+
+export { launchChromium, screenshot, cspViolations };
+
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1280, height: 900 };
+
+/** A browser context of its own (its own cookies), its page and what the browser complained about. */
+export async function openConsole(
+  chromium: Browser,
+  viewport = DESKTOP,
+): Promise<{ context: BrowserContext; page: Page; complaints: string[] }> {
+  const context = await chromium.newContext({ viewport });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return { context, page, complaints: collectBrowserComplaints(page) };
+}
+
+/** Opens `path` of the console; being signed out, the browser lands on the sign-in page and signs in there. */
+export async function signInTo(page: Page, origin: string, path: string, who: { email: string; password: string }) {
+  await page.goto(`${origin}${path}`);
+  await page.waitForURL((url) => url.pathname === '/app/login');
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await Promise.all([
+    page.waitForURL((url) => url.pathname === path),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
+}
+
+/** A call of the console's own API, from the page, with the page's CSRF token (as console.js makes it). */
+export function consoleFetch(page: Page, method: string, path: string, body?: unknown, withCsrf = true) {
+  // A string, evaluated in the page: the test's tsconfig has no DOM types.
+  return page.evaluate(`(async () => {
+    const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
+    const res = await fetch(${JSON.stringify(`/app/api${path}`)}, {
+      method: ${JSON.stringify(method)},
+      headers: { ...(${withCsrf} ? { 'X-CSRF-Token': csrf } : {}), 'Content-Type': 'application/json' },
+      body: ${body === undefined ? 'undefined' : JSON.stringify(JSON.stringify(body))},
+    });
+    return { status: res.status, body: await res.json().catch(() => null) };
+  })()`) as Promise<{ status: number; body: any }>;
+}
+
+const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core on the page as it is now (evaluated through the debugging protocol, which the page's
+ * CSP does not govern: the page itself still runs no inline script). Returns the serious and
+ * critical violations, each as "rule: target".
+ */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+    r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
+  return violations;
+}
+
+/** True when the page is wider than the screen. */
+export const scrollsSideways = (page: Page) =>
+  page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth');
+
+/**
+ * What the browser complained about, less the console lines it writes for an HTTP error status
+ * (a refused sign-in is a 401, another team's id a 404: answers the test asserts itself).
+ */
+export const unexpectedComplaints = (complaints: string[]) =>
+  complaints.filter(
+    (c) => !/^Failed to load resource: the server responded with a status of (401|403|404|409|422|400)\b/.test(c),
+  );
+
+export async function expectPageIsClean(page: Page, complaints: string[], name: string) {
+  expect(cspViolations(complaints)).toEqual([]);
+  expect(unexpectedComplaints(complaints)).toEqual([]);
+  // What a template slip prints instead of the value.
+  expect(await page.locator('body').innerText()).not.toMatch(/undefined|\[object /);
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, name);
+}
+
+/** Waits (the locator's timeout) until the element's text matches, then returns that text. */
+export async function textWhen(locator: Locator, pattern: RegExp): Promise<string> {
+  await locator.filter({ hasText: pattern }).first().waitFor();
+  return locator.first().innerText();
+}
