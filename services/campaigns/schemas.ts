@@ -1,4 +1,3 @@
-import { CAMPAIGN_ACTIONS } from './stateTable';
 import { z } from 'zod';
 import { channelSchema } from '../../channels/types';
 import { placeholderNameSchema } from './content';
@@ -15,6 +14,22 @@ export const campaignStatusSchema = z.enum([
   'failed',
 ]);
 export type CampaignStatus = z.infer<typeof campaignStatusSchema>;
+
+/** What a client may do with a campaign; which ones its state allows is stateTable.ts's. */
+export const CAMPAIGN_ACTIONS = [
+  'edit',
+  'send',
+  'cancel-schedule',
+  'cancel-send',
+  'test-send',
+  'retry',
+  'archive',
+  'unarchive',
+  'delete',
+  'whatsapp-submit',
+  'whatsapp-refresh',
+] as const;
+export type CampaignAction = (typeof CAMPAIGN_ACTIONS)[number];
 
 /** Each field's rule once; create, update and the audience preview take theirs from here. */
 export const campaignFields = {

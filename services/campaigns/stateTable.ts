@@ -1,5 +1,5 @@
 import type { Channel } from '../../channels/types';
-import type { CampaignStatus } from './schemas';
+import type { CampaignAction, CampaignStatus } from './schemas';
 
 /**
  * The spec's campaign state table, once: which states allow which operation. The services check
@@ -13,21 +13,6 @@ export const sendableStates = (channel: Channel): CampaignStatus[] =>
 /** Retry and archive: a send that has ended. */
 export const ENDED_STATES: CampaignStatus[] = ['completed', 'failed'];
 export const WHATSAPP_SUBMITTABLE_STATES: CampaignStatus[] = ['draft', 'rejected'];
-
-export const CAMPAIGN_ACTIONS = [
-  'edit',
-  'send',
-  'cancel-schedule',
-  'cancel-send',
-  'test-send',
-  'retry',
-  'archive',
-  'unarchive',
-  'delete',
-  'whatsapp-submit',
-  'whatsapp-refresh',
-] as const;
-export type CampaignAction = (typeof CAMPAIGN_ACTIONS)[number];
 
 /** The operations a campaign in this state allows (an archived one: unarchive and delete only, and test sends). */
 export function campaignActions(c: { status: CampaignStatus; channel: Channel; archived: boolean }): CampaignAction[] {
