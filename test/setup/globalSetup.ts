@@ -20,6 +20,9 @@ export default async function globalSetup(): Promise<void> {
     TEMPORAL_CLI_PATH: stack.cliPath,
     // One key for the API and the worker (provider secrets, signed links), fresh per run.
     SECRETS_KEY: randomBytes(32).toString('base64'),
+    // Every suite registers its OAuth clients from 127.0.0.1 into the one test database, so the
+    // per-address quota (30 per 10 minutes) would count the whole suite's and refuse the late ones.
+    REGISTRATION_LIMIT: '1000/600',
   };
   Object.assign(process.env, env);
   const worker = await startWorkerProcess(env);

@@ -172,6 +172,8 @@ export async function teamClientCredentials(
       body: JSON.stringify({ client_name: clientName, grant_types: ['client_credentials'] }),
     })
   ).json()) as any;
+  // A refused registration (a quota, a bad token) must fail here, with its reason, not later as an unknown bearer.
+  if (!registered.client_id) throw new Error(`client registration refused: ${JSON.stringify(registered)}`);
   const basic = `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}`;
   const token = (await (
     await fetch(`${serverUrl}/oauth/token`, {
@@ -180,6 +182,7 @@ export async function teamClientCredentials(
       body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:use' }),
     })
   ).json()) as any;
+  if (!token.access_token) throw new Error(`client_credentials refused: ${JSON.stringify(token)}`);
   return {
     token: token.access_token as string,
     client: { id: registered.client_id as string, secret: registered.client_secret as string },
