@@ -15,10 +15,16 @@ const windowSetting = z
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
-  /** Public root of the HTTP API; its path ends in /v1 (spec: {base_url}). */
+  /** Public root of the HTTP API; its path ends in /v1 (spec: {base_url}). Default `$PUBLIC_URL/v1`. */
   BASE_URL: z.string().url().optional(),
-  /** Public host of MCP, OAuth and the site (spec: {mcp_url}, {auth_url}, {site_url}). */
+  /** The public host of everything the four settings below leave unset. Default `http://localhost:$PORT`. */
   PUBLIC_URL: z.string().url().optional(),
+  /** The MCP host (spec: {mcp_url}): `/mcp`, its agent and app endpoints, room streams. */
+  MCP_URL: z.string().url().optional(),
+  /** The authorization server (spec: {auth_url}): the OAuth issuer, its endpoints and sign-in pages. */
+  AUTH_URL: z.string().url().optional(),
+  /** The public site (spec: {site_url}): the server card, protected-resource metadata, the console. */
+  SITE_URL: z.string().url().optional(),
   DATA_DIR: z.string().default('.data'),
   /** Unset: an embedded Postgres under DATA_DIR. */
   DATABASE_URL: z.string().optional(),
@@ -158,34 +164,48 @@ const envSchema = z.object({
     }),
 });
 
-export type Config = z.infer<typeof envSchema> & {
+/** The four public addresses of the spec, each without a trailing slash. */
+export interface PublicUrls {
   /** {base_url}: the HTTP API root, also the audience (RFC 8707 resource) of API tokens. */
   baseUrl: string;
-  /** {auth_url} = {mcp_url} = {site_url}: the issuer and the host of MCP and discovery. */
-  publicUrl: string;
-  /** The MCP endpoint, the resource of the protected-resource metadata. */
+  /** {mcp_url}: the MCP host. */
   mcpUrl: string;
-  dataDir: string;
-};
+  /** {mcp_url}/mcp: the MCP endpoint, the resource of its protected-resource metadata and its tokens. */
+  mcpEndpoint: string;
+  /** {auth_url}: the OAuth issuer. */
+  authUrl: string;
+  /** {site_url}: the public site. */
+  siteUrl: string;
+}
+
+export type Config = z.infer<typeof envSchema> & PublicUrls & { dataDir: string };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.parse(env);
-  return withUrls(
-    { ...parsed, dataDir: path.resolve(parsed.DATA_DIR) },
-    parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`,
-    parsed.BASE_URL,
-  );
+  return withUrls({ ...parsed, dataDir: path.resolve(parsed.DATA_DIR) }, `http://localhost:${parsed.PORT}`);
 }
 
-/** The derived addresses, from the public URL (and an explicit API base URL, if any). */
-export function withUrls<C extends Omit<Config, 'baseUrl' | 'publicUrl' | 'mcpUrl'>>(
-  config: C,
-  publicUrl: string,
-  baseUrl?: string,
-): C & Pick<Config, 'baseUrl' | 'publicUrl' | 'mcpUrl'> {
-  const root = publicUrl.replace(/\/$/, '');
-  return { ...config, publicUrl: root, baseUrl: (baseUrl ?? `${root}/v1`).replace(/\/$/, ''), mcpUrl: `${root}/mcp` };
+/**
+ * The public addresses: each of the four settings when given, else from PUBLIC_URL, else from
+ * `fallbackRoot` (the address the process answers on). One process serves all four by default.
+ */
+export function withUrls<C extends Omit<Config, keyof PublicUrls>>(config: C, fallbackRoot: string): C & PublicUrls {
+  const trim = (url: string) => url.replace(/\/$/, '');
+  const root = trim(config.PUBLIC_URL ?? fallbackRoot);
+  const mcpUrl = trim(config.MCP_URL ?? root);
+  return {
+    ...config,
+    baseUrl: trim(config.BASE_URL ?? `${root}/v1`),
+    mcpUrl,
+    mcpEndpoint: `${mcpUrl}/mcp`,
+    authUrl: trim(config.AUTH_URL ?? root),
+    siteUrl: trim(config.SITE_URL ?? root),
+  };
 }
+
+/** The address to reach a server bound to `host` from this machine. */
+export const localAddress = (host: string) =>
+  host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 
 export function rateLimitSettings(config: Config): RateLimitSettings {
   return {

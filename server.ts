@@ -3,7 +3,7 @@ import { closeRoomEventHub } from './services/rooms/roomEventHub';
 import path from 'node:path';
 import { createApp } from './api/app';
 import { providerPools } from './channels/pools';
-import { Config, loadConfig, withUrls } from './config';
+import { Config, loadConfig, localAddress, withUrls } from './config';
 import { createDb, Db } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
@@ -16,19 +16,20 @@ export interface RunningServer {
 }
 
 /**
- * Serves the API on `config.PORT` (0: any free port). When PORT is 0 and no BASE_URL is given,
- * the base URL is taken from the port actually bound.
+ * Serves the API on `config.PORT` (0: any free port). When PORT is 0, the public addresses not set
+ * are taken from the port actually bound. `url` is where this process answers, whatever it advertises.
  */
 export async function startServer(config: Config, db: Db): Promise<RunningServer> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   const port = (server.address() as { port: number }).port;
+  // A port the system chose: what the public addresses leave unset is this process's own address.
   const effective: Config =
-    config.PORT === 0 && !config.BASE_URL ? withUrls({ ...config, PORT: port }, `http://127.0.0.1:${port}`) : config;
+    config.PORT === 0 ? withUrls({ ...config, PORT: port }, `http://127.0.0.1:${port}`) : config;
   const ctx = buildAppContext(effective, db, createLogger(config.LOG_LEVEL, 'api'));
   server.on('request', createApp(ctx));
   return {
-    url: effective.publicUrl,
+    url: `http://${localAddress(config.HOST)}:${port}`,
     ctx,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

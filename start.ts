@@ -6,7 +6,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from './config';
+import { loadConfig, localAddress } from './config';
 import { createDb, migrateLatest } from './db/knex';
 import { ensurePostgres } from './db/postgres';
 import { ensureTemporalCli } from './temporal/cli';
@@ -165,9 +165,10 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
-  await waitForHttp(`${config.publicUrl}/healthz`);
+  await waitForHttp(`http://${localAddress(config.HOST)}:${config.PORT}/healthz`);
   log(`API:         ${config.baseUrl}`);
-  log(`Console:     ${config.publicUrl}/app`);
+  log(`MCP:         ${config.mcpEndpoint}`);
+  log(`Console:     ${config.siteUrl}/app`);
   log(`Temporal UI: ${devServer?.uiUrl ?? '(external Temporal server: see its own UI)'}`);
   log('first team:  npm run cli -- bootstrap --team <slug>');
   log('Ctrl-C stops everything.');

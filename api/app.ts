@@ -78,7 +78,7 @@ export function describedRoutes(ctx: AppContext): Route[] {
     ...apiRoutes(ctx),
   ];
   // Built from the finished table; the handler above reads it per request, after this line has run.
-  const openApiDocument = buildOpenApiDocument(routes, ctx.config.baseUrl, ctx.config.publicUrl);
+  const openApiDocument = buildOpenApiDocument(routes, ctx.config.baseUrl, ctx.config.authUrl);
   return routes;
 }
 

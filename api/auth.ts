@@ -28,7 +28,7 @@ const teamHeaderSchema = z.object({ 'x-team-slug': teamSlugSchema });
 export function apiAudience(ctx: AppContext): Audience {
   return {
     resource: ctx.config.baseUrl,
-    resourceMetadataUrl: `${ctx.config.publicUrl}/.well-known/oauth-protected-resource${new URL(ctx.config.baseUrl).pathname}`,
+    resourceMetadataUrl: `${ctx.config.authUrl}/.well-known/oauth-protected-resource${new URL(ctx.config.baseUrl).pathname}`,
   };
 }
 

@@ -76,7 +76,7 @@ export function authorizationPagePolicy(clientRedirectUri?: string): string {
  */
 export function authorizeEndpoints(ctx: AppContext, server: OAuth2Server, resources: string[]): Router {
   const router = Router();
-  const issuer = ctx.config.publicUrl;
+  const issuer = ctx.config.authUrl;
   const secureCookie = issuer.startsWith('https:');
 
   router.use(

@@ -42,7 +42,12 @@ export function authRouter(ctx: AppContext): Router {
   router.get(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'], (req, res) => {
     const agent =
       typeof req.query.agent === 'string' && /^[0-9a-f-]{36}$/i.test(req.query.agent) ? req.query.agent : null;
-    res.json(protectedResourceMetadata(ctx.config, agent ? `${ctx.config.mcpUrl}?agent=${agent}` : ctx.config.mcpUrl));
+    res.json(
+      protectedResourceMetadata(
+        ctx.config,
+        agent ? `${ctx.config.mcpEndpoint}?agent=${agent}` : ctx.config.mcpEndpoint,
+      ),
+    );
   });
   router.get(`/.well-known/oauth-protected-resource${apiPath}`, (_req, res) => {
     res.json(protectedResourceMetadata(ctx.config, ctx.config.baseUrl));

@@ -75,7 +75,7 @@ interface Session {
  */
 export function consoleRouter(ctx: AppContext, v1: Router): Router {
   const router = Router();
-  const secure = ctx.config.publicUrl.startsWith('https:');
+  const secure = ctx.config.siteUrl.startsWith('https:');
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
 
   router.use('/app', cookieParser(), (_req, res, next) => {

@@ -21,8 +21,8 @@ const CHECK_EXECUTIONS = TOOLS.find((t) => t.name === 'check_warp_executions')!;
 export function mcpAudience(ctx: AppContext, agent?: string): Audience {
   const query = agent && /^[0-9a-f-]{36}$/i.test(agent) ? `?agent=${agent}` : '';
   return {
-    resource: ctx.config.mcpUrl,
-    resourceMetadataUrl: `${ctx.config.publicUrl}/.well-known/oauth-protected-resource/mcp${query}`,
+    resource: ctx.config.mcpEndpoint,
+    resourceMetadataUrl: `${ctx.config.authUrl}/.well-known/oauth-protected-resource/mcp${query}`,
   };
 }
 
@@ -112,7 +112,7 @@ export function mcpRouter(ctx: AppContext): Router {
             team,
             agentName: reach.agent.name,
             gate: paymentGateFor(ctx, reach.access.paymentGate),
-            resource: `${ctx.config.mcpUrl}/agents/${reach.agent.id}`,
+            resource: `${ctx.config.mcpEndpoint}/agents/${reach.agent.id}`,
             ...paymentHttp(req, res),
           },
         } satisfies Connection;
@@ -180,18 +180,18 @@ export function mcpRouter(ctx: AppContext): Router {
       description:
         'Teams, their AI agents, contacts, artifacts and campaigns, over MCP. Tools are listed live per team ' +
         '(core tools plus installed apps); call tools/list.',
-      transport: { type: 'streamable-http', url: ctx.config.mcpUrl },
+      transport: { type: 'streamable-http', url: ctx.config.mcpEndpoint },
       authentication: {
         required: true,
         schemes: ['oauth2', 'bearer'],
-        protectedResourceMetadata: `${ctx.config.publicUrl}/.well-known/oauth-protected-resource/mcp`,
-        authorizationServer: `${ctx.config.publicUrl}/.well-known/oauth-authorization-server`,
+        protectedResourceMetadata: `${ctx.config.authUrl}/.well-known/oauth-protected-resource/mcp`,
+        authorizationServer: `${ctx.config.authUrl}/.well-known/oauth-authorization-server`,
         scopes: ['mcp:use'],
       },
       capabilities: { tools: { listChanged: false } },
       endpoints: {
-        agent: `${ctx.config.mcpUrl}/agents/{agentUuid}`,
-        app: `${ctx.config.mcpUrl}/apps/{appSlug}`,
+        agent: `${ctx.config.mcpEndpoint}/agents/{agentUuid}`,
+        app: `${ctx.config.mcpEndpoint}/apps/{appSlug}`,
       },
       tools: toolPreview(),
     });

@@ -77,7 +77,7 @@ export const openedRoomSchema = z.object({
 
 /** Where a room streams: `{mcp_url}/agents/stream/{roomId}?key=…`. */
 export const streamUrl = (ctx: AppContext, roomId: string, key?: string) =>
-  `${ctx.config.publicUrl}/agents/stream/${roomId}${key ? `?key=${encodeURIComponent(key)}` : ''}`;
+  `${ctx.config.mcpUrl}/agents/stream/${roomId}${key ? `?key=${encodeURIComponent(key)}` : ''}`;
 
 export const hashRoomKey = (key: string) => createHash('sha256').update(key).digest('hex');
 

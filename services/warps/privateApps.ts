@@ -72,7 +72,7 @@ async function present(ctx: AppContext, rows: PrivateAppRow[]): Promise<PrivateA
     name: row.name,
     description: row.description,
     warps: row.warp_ids.map((id) => names.get(id)!).filter(Boolean),
-    url: `${ctx.config.mcpUrl}/apps/${row.slug}`,
+    url: `${ctx.config.mcpEndpoint}/apps/${row.slug}`,
     createdAt: row.created_at.toISOString(),
   }));
 }

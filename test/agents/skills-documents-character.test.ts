@@ -176,7 +176,7 @@ describe("an agent's skills, documents and character", () => {
   describe('as MCP tools', () => {
     let mcp: Client;
     beforeAll(async () => {
-      mcp = await mcpClient(`${suite.server.ctx.config.publicUrl}/mcp`, suite.team.token);
+      mcp = await mcpClient(suite.server.ctx.config.mcpEndpoint, suite.team.token);
     });
     afterAll(async () => {
       await mcp?.close();

@@ -25,7 +25,7 @@ describe('setting a team plan', () => {
 
   it('a team that used its 50 credits is refused on MCP; after the operator sets pro, the next tool call runs', async () => {
     const team = await newTeam(suite.db, 'plan-mcp');
-    const client = await mcpClient(suite.server.ctx.config.mcpUrl, team.token, { 'x-team-slug': team.slug });
+    const client = await mcpClient(suite.server.ctx.config.mcpEndpoint, team.token, { 'x-team-slug': team.slug });
     try {
       for (let i = 0; i < 50; i++) await ok(client, 'svc_list_agents');
       expect(await failing(client, 'svc_agent_info')).toMatchObject({

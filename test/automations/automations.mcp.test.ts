@@ -11,7 +11,7 @@ describe('automation tools over MCP', () => {
   const suite = useApiSuite('mcpjourneys');
   let mcp: Client;
   beforeAll(async () => {
-    mcp = await mcpClient(`${suite.server.ctx.config.publicUrl}/mcp`, suite.team.token);
+    mcp = await mcpClient(suite.server.ctx.config.mcpEndpoint, suite.team.token);
   });
   afterAll(async () => {
     await mcp?.close();

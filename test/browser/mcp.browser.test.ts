@@ -4,13 +4,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser } from 'playwright-core';
 import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
-import { newTeam, startTestApi, testDb } from '../support/helpers';
+import { newTeam, startTestApi, startTestApiOnFourHosts, testDb } from '../support/helpers';
 import { InMemoryHostProvider, ok } from '../support/mcpHelpers';
 import { withPassword } from '../support/oauthHelpers';
 import { collectBrowserComplaints, launchChromium, screenshot } from './chromium';
 import { CallbackServer, cspViolations, signIn, startCallbackServer } from './oauthBrowser';
 
-describe('MCP sign-in driven in Chromium, from the MCP URL alone', () => {
+describe.each([
+  ['one host', startTestApi],
+  ['four hosts ({base_url}, {mcp_url}, {auth_url}, {site_url} on distinct origins)', startTestApiOnFourHosts],
+])('MCP sign-in driven in Chromium, from the MCP URL alone, %s', (_hosts, start) => {
   let db: Db;
   let server: RunningServer & { baseUrl: string };
   let chromium: Browser;
@@ -18,7 +21,7 @@ describe('MCP sign-in driven in Chromium, from the MCP URL alone', () => {
 
   beforeAll(async () => {
     db = testDb();
-    server = await startTestApi(db);
+    server = await start(db);
     chromium = await launchChromium();
     callback = await startCallbackServer();
   });
@@ -31,7 +34,7 @@ describe('MCP sign-in driven in Chromium, from the MCP URL alone', () => {
 
   it('401 → discovery → registration → sign-in → consent → callback → finishAuth → tools/list and svc_agent_info on the token', async () => {
     const owner = await withPassword(db, await newTeam(db, 'mcp-browser'));
-    const mcpUrl = new URL(server.ctx.config.mcpUrl);
+    const mcpUrl = new URL(server.ctx.config.mcpEndpoint);
     const context = await chromium.newContext({ viewport: { width: 1000, height: 800 } });
     const page = await context.newPage();
     const complaints = collectBrowserComplaints(page);
@@ -47,6 +50,7 @@ describe('MCP sign-in driven in Chromium, from the MCP URL alone', () => {
     // The SDK found the authorization server from the 401, registered itself, and opened our page.
     expect(host.clientInformation()?.client_id).toMatch(/^cli_/);
     expect(host.authorizationUrl!.searchParams.get('resource')).toBe(mcpUrl.href);
+    expect(host.authorizationUrl!.origin).toBe(server.ctx.config.authUrl);
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Sign in to continue to Browser MCP host');
     await screenshot(page, 'mcp-01-sign-in');
 
@@ -59,7 +63,8 @@ describe('MCP sign-in driven in Chromium, from the MCP URL alone', () => {
     await page.waitForURL((url) => url.href.startsWith(callback.redirectUri));
     await screenshot(page, 'mcp-03-callback');
     expect(cspViolations(complaints)).toEqual([]);
-    expect(arrived.searchParams.get('iss')).toBe(server.url);
+    // The authorization server's issuer named the code; the MCP host and the API are other origins.
+    expect(arrived.searchParams.get('iss')).toBe(server.ctx.config.authUrl);
     const code = arrived.searchParams.get('code')!;
     expect(code).toMatch(/^oac_/);
 

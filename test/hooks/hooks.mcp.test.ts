@@ -8,7 +8,7 @@ describe('hook tools over MCP', () => {
   const suite = useApiSuite('hooks-mcp');
   let mcp: Client;
   beforeAll(async () => {
-    mcp = await mcpClient(`${suite.server.ctx.config.publicUrl}/mcp`, suite.team.token);
+    mcp = await mcpClient(suite.server.ctx.config.mcpEndpoint, suite.team.token);
   });
   afterAll(async () => {
     await mcp?.close();

@@ -23,7 +23,7 @@ describe('MCP authentication and endpoints', () => {
     db = testDb();
     server = await startTestApi(db);
     issuer = server.url;
-    mcpUrl = server.ctx.config.mcpUrl;
+    mcpUrl = server.ctx.config.mcpEndpoint;
     owner = await withPassword(db, await newTeam(db, 'mcp-auth'));
     secondAgent = (await createAgent(db, owner.teamId, 'Closer')).uuid;
   });

@@ -42,7 +42,7 @@ describe('create_campaign uses the connected agent', () => {
       redirect_uris: [REDIRECT_URI],
       token_endpoint_auth_method: 'none',
     });
-    const resource = suite.server.ctx.config.mcpUrl;
+    const resource = suite.server.ctx.config.mcpEndpoint;
     const run = await codeFlow(config, owner, { resource }, { agent: `${suite.team.teamId}:${agent}` });
     return (
       await client.authorizationCodeGrant(
@@ -57,15 +57,15 @@ describe('create_campaign uses the connected agent', () => {
   const ways: [string, (agent: string) => Promise<{ url: string; token: string }>][] = [
     [
       'an OAuth login (the agent chosen at consent)',
-      async (agent) => ({ url: suite.server.ctx.config.mcpUrl, token: await loginAs(agent) }),
+      async (agent) => ({ url: suite.server.ctx.config.mcpEndpoint, token: await loginAs(agent) }),
     ],
     [
       'an API token on /mcp/agents/{uuid}',
-      async (agent) => ({ url: `${suite.server.ctx.config.mcpUrl}/agents/${agent}`, token: suite.team.token }),
+      async (agent) => ({ url: `${suite.server.ctx.config.mcpEndpoint}/agents/${agent}`, token: suite.team.token }),
     ],
     [
       'an API token on /mcp?agent=<uuid>',
-      async (agent) => ({ url: `${suite.server.ctx.config.mcpUrl}?agent=${agent}`, token: suite.team.token }),
+      async (agent) => ({ url: `${suite.server.ctx.config.mcpEndpoint}?agent=${agent}`, token: suite.team.token }),
     ],
   ];
 
@@ -80,7 +80,7 @@ describe('create_campaign uses the connected agent', () => {
   });
 
   it("an API token on plain /mcp: the connected agent is the team's first, and the campaign gets it", async () => {
-    const mcp = await mcpClient(suite.server.ctx.config.mcpUrl, suite.team.token);
+    const mcp = await mcpClient(suite.server.ctx.config.mcpEndpoint, suite.team.token);
     expect((await ok(mcp, 'svc_agent_info')).agent.uuid).toBe(suite.team.agentId);
     expect(await ok(mcp, 'create_campaign', campaign('Via API token'))).toMatchObject({ agentId: suite.team.agentId });
     await mcp.close();

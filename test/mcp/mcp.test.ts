@@ -89,7 +89,7 @@ describe('MCP', () => {
 
   beforeAll(async () => {
     await suite.db('teams').where({ id: suite.team.teamId }).update({ plan: 'pro' });
-    mcpUrl = `${suite.server.ctx.config.publicUrl}/mcp`;
+    mcpUrl = suite.server.ctx.config.mcpEndpoint;
     mcp = await mcpClient(mcpUrl, suite.team.token);
     await suite.api.call('PUT', `/agents/${suite.team.agentId}/integrations/email`, {
       provider: 'resend',

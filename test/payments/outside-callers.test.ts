@@ -49,7 +49,7 @@ describe('outside callers and the payment gate', () => {
     model = await startModelServer();
     server = await startTestApi(db, { X402_FACILITATOR_URL: facilitator.url });
     [owner, outsider, third] = await Promise.all([newTeam(db, 'pay-a'), newTeam(db, 'pay-b'), newTeam(db, 'pay-c')]);
-    agentUrl = `${server.ctx.config.mcpUrl}/agents/${owner.agentId}`;
+    agentUrl = `${server.ctx.config.mcpEndpoint}/agents/${owner.agentId}`;
   });
   afterAll(async () => {
     await Promise.all(open.map((c) => c.close()));

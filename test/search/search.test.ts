@@ -42,7 +42,7 @@ describe('search', () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(ids.document).toBeDefined();
-    mcp = await mcpClient(`${suite.server.ctx.config.publicUrl}/mcp`, suite.team.token, {
+    mcp = await mcpClient(suite.server.ctx.config.mcpEndpoint, suite.team.token, {
       'x-team-slug': suite.team.slug,
     });
   });

@@ -17,7 +17,7 @@ describe('Studio', () => {
 
   beforeAll(async () => {
     fake = await startModelServer();
-    mcp = await mcpClient(`${suite.server.ctx.config.publicUrl}/mcp`, suite.team.token, {
+    mcp = await mcpClient(suite.server.ctx.config.mcpEndpoint, suite.team.token, {
       'x-team-slug': suite.team.slug,
     });
     await suite.api.call('PUT', '/apps/artifacts');
@@ -150,7 +150,7 @@ describe('Studio', () => {
     expect(await failing(mcp, 'studio_wait', { sessionId })).toMatchObject({ code: 'not_found' });
 
     const other = await newTeam(suite.db, 'studio-other');
-    const theirs = await mcpClient(`${suite.server.ctx.config.publicUrl}/mcp`, other.token, {
+    const theirs = await mcpClient(suite.server.ctx.config.mcpEndpoint, other.token, {
       'x-team-slug': other.slug,
     });
     for (const name of ['studio_produce', 'studio_wait', 'studio_export'])

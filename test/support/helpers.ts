@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,31 @@ export async function startTestApi(
   const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
   const server = await startServer(config, db);
   return { ...server, baseUrl: server.ctx.config.baseUrl };
+}
+
+/**
+ * The real API advertising four distinct origins, as the spec draws them ({base_url}, {mcp_url},
+ * {auth_url}, {site_url}): four loopback addresses on one port, all served by this one process.
+ */
+export async function startTestApiOnFourHosts(db: Db, env: Record<string, string> = {}) {
+  const port = await freePort();
+  return startTestApi(db, {
+    HOST: '0.0.0.0',
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}/v1`,
+    MCP_URL: `http://127.0.0.2:${port}`,
+    AUTH_URL: `http://127.0.0.3:${port}`,
+    SITE_URL: `http://127.0.0.4:${port}`,
+    ...env,
+  });
+}
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '0.0.0.0', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 export interface TestTeam {

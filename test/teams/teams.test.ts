@@ -14,7 +14,7 @@ describe('team admin', () => {
   let n = 0;
 
   beforeAll(async () => {
-    mcpUrl = `${suite.server.ctx.config.publicUrl}/mcp`;
+    mcpUrl = suite.server.ctx.config.mcpEndpoint;
     mcp = await mcpClient(mcpUrl, suite.team.token, { 'x-team-slug': suite.team.slug });
   });
   afterAll(async () => {

@@ -13,7 +13,7 @@ describe('private apps', () => {
   const headers = () => ({ 'x-team-slug': suite.team.slug });
 
   beforeAll(async () => {
-    mcpUrl = `${suite.server.ctx.config.publicUrl}/mcp`;
+    mcpUrl = suite.server.ctx.config.mcpEndpoint;
     mcp = await mcpClient(mcpUrl, suite.team.token, headers());
     for (const warp of [
       {

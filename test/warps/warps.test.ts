@@ -10,7 +10,7 @@ describe('warps', () => {
 
   beforeAll(async () => {
     await suite.db('teams').where({ id: suite.team.teamId }).update({ plan: 'pro' });
-    mcp = await mcpClient(`${suite.server.ctx.config.publicUrl}/mcp`, suite.team.token);
+    mcp = await mcpClient(suite.server.ctx.config.mcpEndpoint, suite.team.token);
     await suite.api.call('PUT', `/agents/${suite.team.agentId}/integrations/email`, { provider: 'sandbox' });
   });
   afterAll(async () => {

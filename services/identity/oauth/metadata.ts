@@ -4,8 +4,8 @@ import type { OAuthSettings } from './grants';
 
 export function oauthSettings(config: Config): OAuthSettings {
   return {
-    issuer: config.publicUrl,
-    resources: [config.mcpUrl, config.baseUrl],
+    issuer: config.authUrl,
+    resources: [config.mcpEndpoint, config.baseUrl],
     accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL,
     refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL,
     codeTtlSeconds: config.OAUTH_CODE_TTL,
@@ -16,7 +16,7 @@ const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'
 
 /** RFC 8414 authorization-server metadata, every field the spec lists and what clients check. */
 export function authorizationServerMetadata(config: Config) {
-  const issuer = config.publicUrl;
+  const issuer = config.authUrl;
   return {
     issuer,
     authorization_endpoint: `${issuer}/oauth/authorize`,
@@ -41,9 +41,9 @@ export function authorizationServerMetadata(config: Config) {
 export function protectedResourceMetadata(config: Config, resource: string) {
   return {
     resource,
-    authorization_servers: [config.publicUrl],
+    authorization_servers: [config.authUrl],
     scopes_supported: [...SUPPORTED_SCOPES],
     bearer_methods_supported: ['header'],
-    resource_name: resource.startsWith(config.mcpUrl) ? 'Team Agent Platform MCP' : 'Team Agent Platform HTTP API',
+    resource_name: resource.startsWith(config.mcpEndpoint) ? 'Team Agent Platform MCP' : 'Team Agent Platform HTTP API',
   };
 }
