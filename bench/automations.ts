@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import type { Client } from '@temporalio/client';
 import nodemailer from 'nodemailer';
 import type { Db } from '../db/knex';
 import { recordEvent } from '../services/events/outbox';
 import { enrollmentWorkflowId } from '../workflows/contracts/enrollment';
+import { rssOf } from './procStats';
 import { startSink, type Sink } from './sink';
 
 /**
@@ -30,13 +30,6 @@ const IN_FLIGHT = 40;
 const SUBJECT = 'Welcome {{first}}';
 const CONTENT = 'Hello {{first}}, good to have you.';
 
-const rssOf = (pid: number) => {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function benchAutomations(o: AutomationBenchOptions): Promise<string[]> {

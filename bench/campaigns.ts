@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
@@ -9,6 +8,7 @@ import { previewQuery } from '../services/campaigns/audiencePreview';
 import { providerDefinitions } from '../channels/providers';
 import { HTTP_CONNECTIONS_PER_INTEGRATION } from '../channels/http';
 import { profileArgs } from '../entryPoints';
+import { cpuOf, peakRss } from './procStats';
 import { startSink, type Sink, type SinkCounts } from './sink';
 
 interface CampaignBenchOptions {
@@ -32,29 +32,6 @@ interface CampaignBenchOptions {
 const execFileAsync = promisify(execFile);
 /** The fields the bench reads from the API's JSON answers (a campaign, a segment, an audience preview). */
 type Answer = { id: string; status: string; sentCount: number; sendable: number };
-const rssOf = (pid: number) => {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0; // the process has exited
-  }
-};
-/** CPU seconds (user + system) a process has used so far (Linux clock ticks of 1/100 s). */
-const cpuOf = (pid: number) => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
-/** Samples a process's resident set every 250 ms; the function returned stops and gives the peak, in MiB. */
-function peakRss(pid: number): () => number {
-  let peak = rssOf(pid);
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rssOf(pid));
-  }, 250);
-  return () => {
-    clearInterval(timer);
-    return Math.max(peak, rssOf(pid));
-  };
-}
 
 /** Inserts `count` contacts for a team in one statement (generate_series), tagged and consenting. */
 async function seedContacts(db: Db, teamId: string, count: number, prefix: string): Promise<void> {
