@@ -10,6 +10,7 @@ import {
   type JobProgress,
   type JobWorkflow,
 } from '../../workflows/contracts/job';
+import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, ErrorBody, errorBodySchema, notFound } from '../platform/errors';
@@ -96,11 +97,12 @@ export async function createJob(
     workflow_id: workflowId,
     created_by: userId,
   };
-  await ctx.db.transaction(async (trx) => {
-    const inserted = await trx('jobs').insert(jobRow).onConflict('id').ignore().returning('id');
+  // A job without rows is one INSERT: no transaction (BEGIN and COMMIT would double its round trips).
+  const write = async (db: Db | Knex.Transaction) => {
+    const inserted = await db('jobs').insert(jobRow).onConflict('id').ignore().returning('id');
     if (inserted.length === 0) {
       // The same key again after a failed answer: it must be the same job, not another one.
-      const existing = await trx('jobs').where({ id: jobId, team_id: team.id }).first('type', 'input');
+      const existing = await db('jobs').where({ id: jobId, team_id: team.id }).first('type', 'input');
       if (
         !existing ||
         existing.type !== type ||
@@ -110,8 +112,10 @@ export async function createJob(
       }
       return;
     }
-    if (prepared.rows) await storeJobRows(trx, jobId, prepared.rows, ctx.config.IMPORT_BATCH_SIZE);
-  });
+    if (prepared.rows) await storeJobRows(db, jobId, prepared.rows, ctx.config.IMPORT_BATCH_SIZE);
+  };
+  // With rows, the job and its input commit together: a job is never seen without its rows.
+  await (prepared.rows ? ctx.db.transaction(write) : write(ctx.db));
 
   // A failed start leaves the row `queued`: the start may have reached Temporal even though the
   // answer was lost. Reading the job settles it (running, or `job_lost` once Temporal has no record).
@@ -139,7 +143,12 @@ export async function createJob(
 }
 
 /** Stores a job's rows in slices of `batchSize`: slice n holds rows [n*batchSize, (n+1)*batchSize). */
-export async function storeJobRows(db: Db, jobId: string, rows: unknown[], batchSize: number): Promise<void> {
+export async function storeJobRows(
+  db: Db | Knex.Transaction,
+  jobId: string,
+  rows: unknown[],
+  batchSize: number,
+): Promise<void> {
   const slices = [];
   for (let position = 0; position * batchSize < rows.length; position++) {
     slices.push({
