@@ -1,15 +1,5 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { sleep, TestTeam, useApiSuite } from '../support/helpers';
-import { withPassword } from '../support/oauthHelpers';
-import {
-  expectPageIsClean,
-  launchChromium,
-  openConsole,
-  PHONE,
-  scrollsSideways,
-  signInTo,
-  textWhen,
-} from './consoleBrowser';
+import { sleep, useApiSuite } from '../support/helpers';
+import { expectPageIsClean, PHONE, scrollsSideways, textWhen, useConsoleSuite } from './consoleBrowser';
 
 /**
  * The README's delivery walk-through, done in the console instead of curl, on a phone: email
@@ -18,29 +8,10 @@ import {
  */
 describe('console: the delivery walk-through in the browser', () => {
   const suite = useApiSuite('console-walk');
-  let chromium: Browser;
-  let context: BrowserContext | undefined;
-  let owner: TestTeam & { email: string; password: string };
-
-  beforeAll(async () => {
-    chromium = await launchChromium();
-    owner = await withPassword(suite.db, suite.team);
-  });
-  // Closed before the suite stops its API: a page that keeps polling would hold the server's close open.
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
-  });
-  afterAll(async () => {
-    await chromium?.close();
-  });
+  const browser = useConsoleSuite(suite);
 
   it('agents → contacts → artifacts → approvals → sent', async () => {
-    const opened = await openConsole(chromium, PHONE);
-    context = opened.context;
-    const { page, complaints } = opened;
-    const origin = suite.server.url;
-    await signInTo(page, origin, '/app/agents', owner);
+    const { page, complaints } = await browser.signedIn('/app/agents', PHONE);
 
     // Agents: email through the sandbox, and manual mode.
     const agent = page.locator(`article[data-id="${suite.team.agentId}"]`);
