@@ -2744,6 +2744,11 @@
 
   function segmentsPage() {
     const preview = h('div', { id: 'segment-preview' });
+    // After every change too: the status line counts what the page shows.
+    const refresh = async () => {
+      const res = await segments.refresh();
+      setStatus(count(res.body.data.length, 'segment') + ' on this page');
+    };
     const segments = pagedList('Segments', '/segments', 25, (items) =>
       table(
         ['Segment', 'Contacts who match', ''],
@@ -2808,7 +2813,7 @@
                     onclick: async () => {
                       const r = await api('DELETE', '/segments/' + encodeURIComponent(s.id));
                       if (r.status !== 204) return setStatus(errorText(r));
-                      await segments.refresh();
+                      await refresh();
                     },
                   },
                   'Delete',
@@ -2851,21 +2856,23 @@
           groups: [{ match: v.match, conditions: conditionsOf(v.conditions) }],
         });
         if (res.status !== 201) return errorText(res);
-        await segments.refresh();
+        await refresh();
         return { text: 'Created ' + res.body.name + '.', done: true };
       },
     );
     content.replaceChildren(segments.el, preview, form);
-    void segments
-      .refresh()
-      .then((res) => setStatus(count(res.body.data.length, 'segment') + ' on this page'))
-      .catch((err) => setStatus(err.message));
+    void refresh().catch((err) => setStatus(err.message));
   }
 
   // ---------------------------------------------------------------- API tokens
 
   function tokensPage() {
     const created = h('div', { id: 'token-created' });
+    // After every change too: the status line counts what the page shows.
+    const refresh = async () => {
+      const res = await tokens.refresh();
+      setStatus(count(res.body.data.length, 'token') + ' on this page');
+    };
     const tokens = pagedList('API tokens', '/api-tokens', 25, (items) =>
       table(
         ['Name', 'Token', 'Created', 'Last used', 'Expires', ''],
@@ -2892,7 +2899,7 @@
                       onclick: async () => {
                         const r = await api('DELETE', '/api-tokens/' + encodeURIComponent(t.id));
                         if (r.status !== 200) return setStatus(errorText(r));
-                        await tokens.refresh();
+                        await refresh();
                       },
                     },
                     'Revoke',
@@ -2919,7 +2926,7 @@
         });
         if (res.status !== 201) return errorText(res);
         fill(created, shownOnce('api-token-value', 'API token ' + res.body.name, res.body.token));
-        await tokens.refresh();
+        await refresh();
         return { text: 'Created ' + res.body.name + '.', done: true };
       },
     );
@@ -2933,10 +2940,7 @@
       tokens.el,
       form,
     );
-    void tokens
-      .refresh()
-      .then((res) => setStatus(count(res.body.data.length, 'token') + ' on this page'))
-      .catch((err) => setStatus(err.message));
+    void refresh().catch((err) => setStatus(err.message));
   }
 
   const PAGES = {
