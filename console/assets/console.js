@@ -1334,10 +1334,108 @@
     );
   }
 
+  /**
+   * An agent's model (PATCH {"model"}: an OpenAI-compatible server; empty fields clear it, back to
+   * the server's default) and its secrets (keys and whether set, never values; PUT sets, DELETE clears).
+   */
+  async function agentSettings(a, box, afterModel) {
+    const path = '/agents/' + encodeURIComponent(a.uuid);
+    const { form: modelForm, inputs } = smallForm(
+      'model',
+      'Model of ' + a.name,
+      [
+        { name: 'baseUrl', label: 'OpenAI-compatible base URL (empty: the server default)', type: 'url' },
+        { name: 'name', label: 'Model name' },
+      ],
+      'Save model',
+      async (v) => {
+        const res = await api('PATCH', path, {
+          model: { baseUrl: v.baseUrl.trim() || null, name: v.name.trim() || null },
+        });
+        if (res.status !== 200) return errorText(res);
+        await afterModel();
+        return 'Saved. Its key, if the server needs one, is the secret AI_API_KEY.';
+      },
+    );
+    inputs.baseUrl.value = (a.model && a.model.baseUrl) || '';
+    inputs.name.value = (a.model && a.model.name) || '';
+    const secretsBox = h('div', { id: 'agent-secrets' });
+    const drawSecrets = async () => {
+      const secrets = await api('GET', path + '/secrets');
+      if (secrets.status !== 200) return setStatus(errorText(secrets));
+      fill(
+        secretsBox,
+        table(
+          ['Key', 'Set', 'Updated', ''],
+          secrets.body.data.map((x) =>
+            h(
+              'tr',
+              { dataset: { key: x.key } },
+              h('td', {}, x.key),
+              h('td', {}, x.set ? 'yes' : 'no'),
+              h('td', {}, x.updatedAt ? when(x.updatedAt) : ''),
+              h(
+                'td',
+                {},
+                x.set
+                  ? h(
+                      'button',
+                      {
+                        type: 'button',
+                        class: 'danger',
+                        'aria-label': 'Clear ' + x.key,
+                        onclick: async () => {
+                          const r = await api('DELETE', path + '/secrets/' + encodeURIComponent(x.key));
+                          if (r.status !== 200) return setStatus(errorText(r));
+                          await drawSecrets();
+                        },
+                      },
+                      'Clear',
+                    )
+                  : '',
+              ),
+            ),
+          ),
+          'No secrets.',
+          'Secrets',
+        ),
+      );
+    };
+    const { form: secretForm } = smallForm(
+      'secret',
+      'Set a secret',
+      [
+        { name: 'key', label: 'Key (UPPER_SNAKE_CASE, e.g. AI_API_KEY)', required: true },
+        { name: 'value', label: 'Value (stored encrypted, never shown again)', type: 'password', required: true },
+      ],
+      'Set secret',
+      async (v) => {
+        const res = await api('PUT', path + '/secrets/' + encodeURIComponent(v.key.trim()), { value: v.value });
+        if (res.status !== 200) return errorText(res);
+        await drawSecrets();
+        return { text: 'Set ' + v.key.trim() + '.', done: true };
+      },
+    );
+    await drawSecrets();
+    fill(
+      box,
+      modelForm,
+      h(
+        'section',
+        { class: 'card', 'aria-labelledby': 'secrets-title' },
+        h('h2', { id: 'secrets-title' }, 'Secrets of ' + a.name),
+        secretsBox,
+      ),
+      secretForm,
+    );
+    box.scrollIntoView({ block: 'nearest' });
+  }
+
   function agentsPage() {
     const list = h('div', { class: 'cards', id: 'agent-list' });
+    const settings = h('div', { id: 'agent-settings' });
     const appsBox = h('div', { id: 'apps' });
-    content.replaceChildren(list, appsBox);
+    content.replaceChildren(list, settings, appsBox);
     void drawApps(appsBox).catch((err) => setStatus(err.message));
     const refresh = async () => {
       const res = await api('GET', '/agents?limit=100');
@@ -1395,6 +1493,15 @@
                   ),
                 },
                 'Email through the sandbox',
+              ),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  'aria-label': 'Model and secrets of ' + a.name,
+                  onclick: () => void agentSettings(a, settings, refresh),
+                },
+                'Model and secrets…',
               ),
               h('a', { class: 'button', href: '/app/hooks?agent=' + encodeURIComponent(a.uuid) }, 'Hooks and keys'),
             ),
