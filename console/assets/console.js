@@ -39,6 +39,19 @@
     return { status: res.status, body: parsed };
   }
 
+  /** A file sent as multipart/form-data (field "file", as POST /v1/media takes it), with the page's CSRF token. */
+  async function upload(path, file) {
+    const body = new FormData();
+    body.append('file', file);
+    const res = await fetch('/app/api' + path, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'X-CSRF-Token': csrf, Accept: 'application/json' },
+      body,
+    });
+    return { status: res.status, body: await res.json().catch(() => undefined) };
+  }
+
   /** Element builder: h('p', { class: 'muted' }, 'text', child). Strings become text nodes. */
   function h(tag, attrs, ...children) {
     const el = document.createElement(tag);
@@ -1236,7 +1249,7 @@
           ev.preventDefault();
           const values = {};
           for (const [name, el] of Object.entries(inputs))
-            values[name] = el.type === 'checkbox' ? el.checked : el.value;
+            values[name] = el.type === 'checkbox' ? el.checked : el.type === 'file' ? el.files : el.value;
           const answer = await submit(values);
           // `{ text, done }`: a form whose work is done is emptied for the next one.
           outcome.textContent = typeof answer === 'string' ? answer : answer.text;
@@ -1638,6 +1651,7 @@
         { name: 'title', label: 'Title', required: true },
         { name: 'type', label: 'Type', type: 'select', options: ARTIFACT_TYPES.map((t) => [t, t]) },
         { name: 'url', label: 'Link', type: 'url' },
+        { name: 'file', label: 'Attach a file (optional)', type: 'file' },
         {
           name: 'contactId',
           label: 'For contact',
@@ -1647,9 +1661,17 @@
       ],
       'Create draft',
       async (v) => {
+        // The file first (POST /v1/media), then the artifact that names it, as the delivery walk-through does.
+        let media = [];
+        if (v.file && v.file.length) {
+          const uploaded = await upload('/media', v.file[0]);
+          if (uploaded.status !== 201) return errorText(uploaded);
+          media = [uploaded.body.id];
+        }
         const res = await api('POST', '/artifacts', {
           title: v.title.trim(),
           type: v.type,
+          ...(media.length ? { media } : {}),
           ...(v.url.trim() ? { url: v.url.trim() } : {}),
           ...(v.contactId ? { contactId: v.contactId } : {}),
         });
@@ -1694,7 +1716,7 @@
     content.replaceChildren(list, panel, form);
     const artifacts = pagedList('Artifacts', '/artifacts', 25, (items) =>
       table(
-        ['Title', 'Type', 'For', 'Status', 'Delivered', ''],
+        ['Title', 'Type', 'For', 'Files', 'Status', 'Delivered', ''],
         items.map((a) =>
           h(
             'tr',
@@ -1702,6 +1724,7 @@
             h('td', {}, a.url ? h('a', { href: a.url, rel: 'noopener noreferrer' }, a.title) : a.title),
             h('td', {}, a.type),
             h('td', {}, a.contactId ? contactName.get(a.contactId) || a.contactId : ''),
+            h('td', {}, (a.media || []).map((m) => m.filename).join(', ')),
             h('td', {}, badge(a.status)),
             h('td', {}, a.deliveredAt ? when(a.deliveredAt) : ''),
             h(
