@@ -92,6 +92,7 @@ describe('console: the automation walk-through in the browser', () => {
     expect(await page.locator('#hook-url').innerText()).toBe(
       `POST ${suite.server.baseUrl}/agents/${suite.team.agentId}/hooks?source=<source>`,
     );
+    expect(await scrollsSideways(page)).toBe(false);
     await expectPageIsClean(page, complaints, 'console-52-auth-key-phone');
 
     // Automations: "Welcome" on the inbound source signup: wait 3s → email → wait 1s.
@@ -122,6 +123,7 @@ describe('console: the automation walk-through in the browser', () => {
       .getByRole('group', { name: 'Step 3: wait' })
       .getByLabel(/^Duration/)
       .fill('1s');
+    expect(await scrollsSideways(page)).toBe(false);
     await expectPageIsClean(page, complaints, 'console-53-automation-form-phone');
     await Promise.all([
       page.waitForURL(/\/app\/automations\/au_/),
@@ -209,6 +211,7 @@ describe('console: the automation walk-through in the browser', () => {
     expect(await textWhen(logRows, /grace@example\.com/)).toContain('automation');
     expect(await logRows.count()).toBe(1);
     expect(await textWhen(page.locator('#outbox tbody tr'), /Welcome Grace/)).toContain('grace@example.com');
+    expect(await scrollsSideways(page)).toBe(false);
     await expectPageIsClean(page, complaints, 'console-55-messages-phone');
 
     // The receiver verified Grace's contact.created with the secret the page showed; the endpoint's deliveries say so.
@@ -223,6 +226,7 @@ describe('console: the automation walk-through in the browser', () => {
     expect(await textWhen(deliveries.filter({ hasText: 'contact.created' }), /delivered/)).toMatch(
       /contact\.created\s+delivered\s+1/,
     );
+    expect(await scrollsSideways(page)).toBe(false);
     await expectPageIsClean(page, complaints, 'console-56-webhook-deliveries-phone');
   });
 
