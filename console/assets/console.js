@@ -347,68 +347,47 @@
 
   // ---------------------------------------------------------------- Rooms
 
-  function roomsPage() {
-    every(5000, async () => {
-      const [rooms, names] = await Promise.all([api('GET', '/rooms?limit=100'), agents()]);
-      if (rooms.status !== 200) throw new Error(errorText(rooms));
-      const rows = rooms.body.data.map((r) =>
-        h(
-          'tr',
-          {},
-          h('td', {}, h('a', { href: '/app/rooms/' + encodeURIComponent(r.id) }, r.name)),
-          h('td', {}, names.get(r.agentId) || r.agentId),
-          h('td', {}, when(r.lastActivityAt)),
-          h('td', {}, String(r.lastEventId)),
-        ),
-      );
-      const agentChoices = [...names].map(([id, name]) => h('option', { value: id }, name));
-      const nameField = h('input', { type: 'text', id: 'new-room-name', required: true, maxlength: 100 });
-      const agentField = h('select', { id: 'new-room-agent' }, agentChoices);
-      const open = h(
-        'form',
-        {
-          class: 'toolbar',
-          onsubmit: async (ev) => {
-            ev.preventDefault();
-            const res = await api('POST', '/rooms', { name: nameField.value.trim(), agentId: agentField.value });
-            if (res.status === 200 || res.status === 201)
-              window.location.assign('/app/rooms/' + encodeURIComponent(res.body.room.id));
-            else setStatus(errorText(res));
-          },
+  async function roomsPage() {
+    const names = await agents();
+    const nameField = h('input', { type: 'text', id: 'new-room-name', required: true, maxlength: 100 });
+    const agentField = h('select', { id: 'new-room-agent' }, options([...names]));
+    const open = h(
+      'form',
+      {
+        class: 'toolbar',
+        onsubmit: async (ev) => {
+          ev.preventDefault();
+          const res = await api('POST', '/rooms', { name: nameField.value.trim(), agentId: agentField.value });
+          if (res.status === 200 || res.status === 201)
+            window.location.assign('/app/rooms/' + encodeURIComponent(res.body.room.id));
+          else setStatus(errorText(res));
         },
-        h('div', {}, h('label', { for: 'new-room-name' }, 'New room'), nameField),
-        h('div', {}, h('label', { for: 'new-room-agent' }, 'Agent'), agentField),
-        h('div', {}, h('button', { class: 'primary', type: 'submit' }, 'Open')),
-      );
-      if (!content.querySelector('form'))
-        content.replaceChildren(
-          open,
-          h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Rooms' }),
-        );
-      content
-        .querySelector('.table-wrap')
-        .replaceChildren(
-          rows.length
-            ? h(
-                'table',
-                {},
-                h(
-                  'thead',
-                  {},
-                  h(
-                    'tr',
-                    {},
-                    h('th', {}, 'Room'),
-                    h('th', {}, 'Agent'),
-                    h('th', {}, 'Last activity'),
-                    h('th', {}, 'Events'),
-                  ),
-                ),
-                h('tbody', {}, rows),
-              )
-            : h('p', { class: 'muted' }, 'No rooms yet.'),
-        );
-      setStatus(count(rows.length, 'room') + ' · updated ' + new Date().toLocaleTimeString());
+      },
+      h('div', {}, h('label', { for: 'new-room-name' }, 'New room'), nameField),
+      h('div', {}, h('label', { for: 'new-room-agent' }, 'Agent'), agentField),
+      h('div', {}, h('button', { class: 'primary', type: 'submit' }, 'Open')),
+    );
+    const rooms = pagedList('Rooms', '/rooms', 25, (items) =>
+      table(
+        ['Room', 'Agent', 'Last activity', 'Events'],
+        items.map((r) =>
+          h(
+            'tr',
+            { dataset: { id: r.id } },
+            h('td', {}, h('a', { href: '/app/rooms/' + encodeURIComponent(r.id) }, r.name)),
+            h('td', {}, names.get(r.agentId) || r.agentId),
+            h('td', {}, when(r.lastActivityAt)),
+            h('td', {}, String(r.lastEventId)),
+          ),
+        ),
+        'No rooms yet.',
+        'Rooms',
+      ),
+    );
+    content.replaceChildren(open, rooms.el);
+    every(5000, async () => {
+      const res = await rooms.refresh();
+      setStatus(count(res.body.data.length, 'room') + ' on this page · updated ' + new Date().toLocaleTimeString());
     });
   }
 
