@@ -1,5 +1,42 @@
+import { z } from 'zod';
 import { html, Html } from '../auth/pages';
 import type { TeamAgents } from '../services/agents/agents';
+import { CONTACT_EVENTS, ENROLL_FIELDS, stepSchema } from '../services/automations/schemas';
+import { conditionSchema } from '../services/contacts/segments';
+import { outboundSourceKindSchema } from '../services/deliveries/outboundMessages';
+import { EVENT_TYPES } from '../services/events/outbox';
+import { HOOK_SOURCES } from '../services/hooks/hookRows';
+import { WEB_HOOK_EVENTS } from '../services/hooks/hooks';
+import { roomEventTypes } from '../services/rooms/roomEvents';
+
+/** What a form field for a segment condition's value takes: none, a number, yes/no, or text (dates too). */
+function valueKind(schema: z.ZodType | undefined): 'none' | 'number' | 'boolean' | 'text' {
+  if (!schema) return 'none';
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault) return valueKind(schema.unwrap() as z.ZodType);
+  if (schema instanceof z.ZodNumber) return 'number';
+  if (schema instanceof z.ZodBoolean) return 'boolean';
+  return 'text';
+}
+
+/**
+ * The names console.js offers in its forms and listens for, taken from the services that define
+ * them (a new room event, event type or step type reaches the console without a second list).
+ * Rendered into every page as JSON in a <meta> (not a script: the CSP runs no inline script).
+ */
+export const CONSOLE_VOCABULARY = {
+  roomEvents: roomEventTypes,
+  webhookEventTypes: EVENT_TYPES,
+  contactEvents: CONTACT_EVENTS,
+  enrollFields: ENROLL_FIELDS,
+  stepTypes: stepSchema.options.map((o) => o.shape.type.value),
+  conditionTypes: conditionSchema.options.map((o) => ({
+    type: o.shape.type.value,
+    value: valueKind((o.shape as Record<string, z.ZodType>).value),
+  })),
+  hookSources: HOOK_SOURCES,
+  webHookEvents: WEB_HOOK_EVENTS,
+  messageSources: outboundSourceKindSchema.options,
+};
 
 /** The console's pages: the server renders the frame (navigation, team, CSRF token); console.js fills it from /app/api. */
 export const CONSOLE_PAGES = [
@@ -10,9 +47,15 @@ export const CONSOLE_PAGES = [
   { name: 'campaign', path: '/app/campaigns/:id', title: 'Campaign' },
   { name: 'jobs', path: '/app/jobs', title: 'Jobs' },
   { name: 'automations', path: '/app/automations', title: 'Automations' },
+  { name: 'automation', path: '/app/automations/:id', title: 'Automation' },
+  { name: 'webhooks', path: '/app/webhooks', title: 'Webhooks' },
+  { name: 'hooks', path: '/app/hooks', title: 'Hooks and keys' },
+  { name: 'messages', path: '/app/messages', title: 'Messages' },
   { name: 'agents', path: '/app/agents', title: 'Agents' },
   { name: 'contacts', path: '/app/contacts', title: 'Contacts' },
+  { name: 'segments', path: '/app/segments', title: 'Segments' },
   { name: 'artifacts', path: '/app/artifacts', title: 'Artifacts' },
+  { name: 'tokens', path: '/app/tokens', title: 'API tokens' },
 ] as const;
 
 const NAV = [
@@ -20,10 +63,15 @@ const NAV = [
   { href: '/app/rooms', label: 'Rooms', section: ['rooms', 'room'] },
   { href: '/app/campaigns', label: 'Campaigns', section: ['campaigns', 'campaign'] },
   { href: '/app/jobs', label: 'Jobs', section: ['jobs'] },
-  { href: '/app/automations', label: 'Automations', section: ['automations'] },
+  { href: '/app/automations', label: 'Automations', section: ['automations', 'automation'] },
+  { href: '/app/webhooks', label: 'Webhooks', section: ['webhooks'] },
+  { href: '/app/hooks', label: 'Hooks', section: ['hooks'] },
+  { href: '/app/messages', label: 'Messages', section: ['messages'] },
   { href: '/app/artifacts', label: 'Artifacts', section: ['artifacts'] },
   { href: '/app/contacts', label: 'Contacts', section: ['contacts'] },
+  { href: '/app/segments', label: 'Segments', section: ['segments'] },
   { href: '/app/agents', label: 'Agents', section: ['agents'] },
+  { href: '/app/tokens', label: 'API tokens', section: ['tokens'] },
 ];
 
 function frame(title: string, body: Html, head: Html = html``): string {
@@ -55,6 +103,8 @@ export function consolePage(view: {
   team: TeamAgents;
   teams: TeamAgents[];
   path: string;
+  /** `{base_url}`: where the API is reached from outside (the inbound hook URL a page shows). */
+  apiBaseUrl: string;
 }): string {
   const nav = NAV.map(
     (item) =>
@@ -71,7 +121,7 @@ export function consolePage(view: {
 <form method="post" action="/app/logout" class="signout"><input type="hidden" name="csrf_token" value="${view.csrfToken}"><span class="muted who">${view.email}</span><button type="submit">Sign out</button></form></header>
 <nav aria-label="Sections"><ul>${nav}</ul></nav>
 <main id="main" data-page="${view.page}" data-id="${view.id ?? ''}" data-team="${view.team.teamSlug}"><h1>${view.title}</h1><p class="muted" id="status" role="status" aria-live="polite">Loading…</p><div id="content"></div></main>`,
-    html`<meta name="csrf-token" content="${view.csrfToken}"><link rel="stylesheet" href="/app/assets/uplot.css"><script src="/app/assets/uplot.js" defer></script><script src="/app/assets/console.js" defer></script>`,
+    html`<meta name="csrf-token" content="${view.csrfToken}"><meta name="console-vocabulary" content="${JSON.stringify({ ...CONSOLE_VOCABULARY, apiBaseUrl: view.apiBaseUrl })}"><link rel="stylesheet" href="/app/assets/uplot.css"><script src="/app/assets/uplot.js" defer></script><script src="/app/assets/console.js" defer></script>`,
   );
 }
 

@@ -219,6 +219,7 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
           team: session.team,
           teams: session.teams,
           path: req.path,
+          apiBaseUrl: ctx.config.baseUrl,
         }),
       );
     });

@@ -1,19 +1,15 @@
-import type { Browser, BrowserContext } from 'playwright-core';
 import { bootstrapTeam } from '../../services/platform/teams';
-import { apiClient, newTeam, sleep, TestTeam, useProviderSuite } from '../support/helpers';
-import { withPassword } from '../support/oauthHelpers';
+import { apiClient, newTeam, sleep, useProviderSuite } from '../support/helpers';
 import {
   consoleFetch,
   DESKTOP,
   expectPageIsClean,
-  launchChromium,
-  openConsole,
   PHONE,
   screenshot,
   scrollsSideways,
-  signInTo,
   textWhen,
   unexpectedComplaints,
+  useConsoleSuite,
 } from './consoleBrowser';
 
 /**
@@ -23,25 +19,14 @@ import {
  */
 describe('console: sign-in gate and approvals inbox', () => {
   const suite = useProviderSuite('console-inbox');
+  const browser = useConsoleSuite(suite);
   const AGENT_NAME = 'Studio Concierge';
-  let chromium: Browser;
-  let context: BrowserContext | undefined;
-  let owner: TestTeam & { email: string; password: string };
   let n = 0;
 
   beforeAll(async () => {
-    chromium = await launchChromium();
-    owner = await withPassword(suite.db, suite.team);
     expect(
       (await suite.api.call('PATCH', `/agents/${suite.team.agentId}`, { name: AGENT_NAME, mode: 'manual' })).body,
     ).toMatchObject({ name: AGENT_NAME, mode: 'manual' });
-  });
-  afterAll(async () => {
-    await chromium?.close();
-  });
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
   });
   beforeEach(async () => {
     const res = await suite.api.call('PUT', `/agents/${suite.team.agentId}/integrations/email`, {
@@ -101,13 +86,11 @@ describe('console: sign-in gate and approvals inbox', () => {
   }
 
   it('signed out, /app sends the person to sign in; a wrong password is refused; the console API needs the session and its CSRF token', async () => {
-    const opened = await openConsole(chromium, PHONE);
-    context = opened.context;
-    const { page, complaints } = opened;
+    const { page, complaints, context } = await browser.open(PHONE);
     await page.goto(`${origin()}/app/campaigns`);
     expect(new URL(page.url()).pathname).toBe('/app/login');
     expect(new URL(page.url()).searchParams.get('next')).toBe('/app/campaigns');
-    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Email').fill(browser.owner.email);
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     expect(await page.getByRole('alert').innerText()).toBe('Wrong email or password.');
@@ -119,7 +102,7 @@ describe('console: sign-in gate and approvals inbox', () => {
     expect(anonymous.status).toBe(401);
     expect(((await anonymous.json()) as any).error.code).toBe('unauthorized');
 
-    await page.getByLabel('Password').fill(owner.password);
+    await page.getByLabel('Password').fill(browser.owner.password);
     await Promise.all([
       page.waitForURL((url) => url.pathname === '/app/campaigns'),
       page.getByRole('button', { name: 'Sign in' }).click(),
@@ -152,7 +135,9 @@ describe('console: sign-in gate and approvals inbox', () => {
       page.waitForURL((url) => url.pathname === '/app/login'),
       page.getByRole('button', { name: 'Sign out' }).click(),
     ]);
-    const tokens = await suite.db('api_tokens').where({ user_id: owner.userId, name: 'Console sign-in (browser)' });
+    const tokens = await suite
+      .db('api_tokens')
+      .where({ user_id: browser.owner.userId, name: 'Console sign-in (browser)' });
     expect(tokens.length).toBeGreaterThan(0);
     expect(tokens.every((t) => t.revoked_at !== null)).toBe(true);
     await page.goto(`${origin()}/app/approvals`);
@@ -165,10 +150,7 @@ describe('console: sign-in gate and approvals inbox', () => {
     const alan = await contact(suite.api, 'Alan Turing');
     const first = await pendingDelivery(suite.api, [grace, alan], 'Here are the brand guidelines we discussed.');
 
-    const opened = await openConsole(chromium, DESKTOP);
-    context = opened.context;
-    const { page, complaints } = opened;
-    await signInTo(page, origin(), '/app/approvals', owner);
+    const { page, complaints } = await browser.signedIn('/app/approvals', DESKTOP);
 
     const card = page.locator(`article[data-id="${first.executionId}"]`);
     await card.waitFor();
@@ -288,10 +270,7 @@ describe('console: sign-in gate and approvals inbox', () => {
     ).body;
     expect((await suite.api.post(`/campaigns/${campaign.id}/send`, {})).body.status).toBe('sending');
 
-    const opened = await openConsole(chromium, DESKTOP);
-    context = opened.context;
-    const { page, complaints } = opened;
-    await signInTo(page, origin(), '/app/approvals', owner);
+    const { page, complaints } = await browser.signedIn('/app/approvals', DESKTOP);
     const both = page.locator(`article[data-key="cards-${campaign.id}:${alan.id},${grace.id}"]`);
     const text = await textWhen(both, /Card news/);
     expect(text).toMatch(/Campaign approval cards/i);
@@ -326,7 +305,7 @@ describe('console: sign-in gate and approvals inbox', () => {
   });
 
   it('a person in two teams switches team in the header; the inbox and the API follow the chosen team', async () => {
-    const second = await bootstrapTeam(suite.db, { team: `${suite.team.slug}-second`, email: owner.email });
+    const second = await bootstrapTeam(suite.db, { team: `${suite.team.slug}-second`, email: browser.owner.email });
     const secondApi = apiClient(suite.server.baseUrl, { slug: second.team, token: second.token });
     expect((await secondApi.call('PATCH', '/team', { name: 'Second Studio' })).status).toBe(200);
     const ask = async (api: typeof suite.api, agentId: string, tool: string) => {
@@ -342,10 +321,7 @@ describe('console: sign-in gate and approvals inbox', () => {
     const firstTeams = await ask(suite.api, suite.team.agentId, 'FirstTeamTool');
     const secondTeams = await ask(secondApi, second.agentId, 'SecondTeamTool');
 
-    const opened = await openConsole(chromium, PHONE);
-    context = opened.context;
-    const { page, complaints } = opened;
-    await signInTo(page, origin(), '/app/approvals', owner);
+    const { page, complaints } = await browser.signedIn('/app/approvals', PHONE);
     await page.locator(`article[data-id="${firstTeams}"]`).waitFor();
     expect(await page.locator(`article[data-id="${secondTeams}"]`).count()).toBe(0);
 

@@ -1,18 +1,15 @@
 import { createHmac } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { apiClient, newTeam, TestTeam, useProviderSuite } from '../support/helpers';
-import { withPassword } from '../support/oauthHelpers';
+import type { Page } from 'playwright-core';
+import { apiClient, newTeam, useProviderSuite } from '../support/helpers';
 import {
   consoleFetch,
   DESKTOP,
   expectPageIsClean,
-  launchChromium,
-  openConsole,
   PHONE,
   screenshot,
   scrollsSideways,
-  signInTo,
   textWhen,
+  useConsoleSuite,
 } from './consoleBrowser';
 
 const WEBHOOK_SECRET = `whsec_${Buffer.from('a webhook signing key of 32 bytes').toString('base64')}`;
@@ -43,22 +40,9 @@ describe('console: campaigns', () => {
   const suite = useProviderSuite('console-campaigns', {
     EMAIL_WEBHOOK_SECRETS: JSON.stringify({ resend: WEBHOOK_SECRET }),
   });
-  let chromium: Browser;
-  let context: BrowserContext | undefined;
-  let owner: TestTeam & { email: string; password: string };
+  const browser = useConsoleSuite(suite);
   let n = 0;
 
-  beforeAll(async () => {
-    chromium = await launchChromium();
-    owner = await withPassword(suite.db, suite.team);
-  });
-  afterAll(async () => {
-    await chromium?.close();
-  });
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
-  });
   beforeEach(async () => {
     const res = await suite.api.call('PUT', `/agents/${suite.team.agentId}/integrations/email`, {
       provider: 'resend',
@@ -107,10 +91,7 @@ describe('console: campaigns', () => {
     await contact('Nobody Mailable', { email: false, consent: 'granted' });
     await contact('Pending Person', { consent: 'pending' });
 
-    const opened = await openConsole(chromium, DESKTOP);
-    context = opened.context;
-    const { page, complaints } = opened;
-    await signInTo(page, suite.server.url, '/app/campaigns', owner);
+    const { page, complaints } = await browser.signedIn('/app/campaigns', DESKTOP);
     await textWhen(page.getByRole('status').first(), /campaigns/);
     await expectPageIsClean(page, complaints, 'console-20-campaigns-empty');
 
@@ -251,10 +232,7 @@ describe('console: campaigns', () => {
     ).body;
     expect(theirs.id).toMatch(/^cmp_/);
 
-    const opened = await openConsole(chromium, DESKTOP);
-    context = opened.context;
-    const { page, complaints } = opened;
-    await signInTo(page, suite.server.url, `/app/campaigns/${theirs.id}`, owner);
+    const { page, complaints } = await browser.signedIn(`/app/campaigns/${theirs.id}`, DESKTOP);
     expect(await textWhen(page.getByRole('alert'), /not found/)).toBe('Campaign not found.');
     expect(await page.locator('#actions').count()).toBe(0);
     for (const [method, path, body] of [
@@ -282,10 +260,7 @@ describe('console: campaigns', () => {
         contactIds: [reader.id],
       })
     ).body;
-    const opened = await openConsole(chromium, DESKTOP);
-    context = opened.context;
-    const { page, complaints } = opened;
-    await signInTo(page, suite.server.url, `/app/campaigns/${campaign.id}`, owner);
+    const { page, complaints } = await browser.signedIn(`/app/campaigns/${campaign.id}`, DESKTOP);
     await page.locator('#actions button[data-action="send"]').waitFor();
 
     // Send at a time tomorrow: Scheduled, and only cancel schedule (with test send and delete) is offered.

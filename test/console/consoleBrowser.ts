@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Db } from '../../db/knex';
 import { collectBrowserComplaints, launchChromium, screenshot } from '../browser/chromium';
 import { cspViolations } from '../browser/oauthBrowser';
+import type { TestTeam } from '../support/helpers';
+import { withPassword } from '../support/oauthHelpers';
 
 export { launchChromium, screenshot, cspViolations };
 
@@ -86,4 +89,63 @@ export async function expectPageIsClean(page: Page, complaints: string[], name: 
 export async function textWhen(locator: Locator, pattern: RegExp): Promise<string> {
   await locator.filter({ hasText: pattern }).first().waitFor();
   return locator.first().innerText();
+}
+
+/** What a console suite signs in to: the database, the team whose owner signs in, the API it serves. */
+export interface ConsoleSuiteTarget {
+  db: Db;
+  team: TestTeam;
+  server: { url: string };
+}
+
+export type ConsoleOwner = TestTeam & { email: string; password: string };
+
+type Viewport = { width: number; height: number };
+type OpenedConsole = { context: BrowserContext; page: Page; complaints: string[] };
+
+export interface ConsoleBrowser {
+  chromium: Browser;
+  /** The team's owner, with the password the sign-in form takes. */
+  owner: ConsoleOwner;
+  /** A browser context of its own (own cookies) at `viewport`, signed out; closed after the test. */
+  open(viewport?: Viewport): Promise<OpenedConsole>;
+  /** A new context where `who` (the owner unless named) opened `path` and signed in on the way. */
+  signedIn(path: string, viewport?: Viewport, who?: { email: string; password: string }): Promise<OpenedConsole>;
+}
+
+/**
+ * The setup every console browser suite shares: Chromium for the suite, a password for the team's
+ * owner, and browser contexts closed after each test, before the suite stops its API (a page that
+ * keeps polling would hold the server's close open). `target` is the suite of `useApiSuite` /
+ * `useProviderSuite` (its fields are read in beforeAll, once that suite set them), or a function
+ * answering one for a suite that builds its own servers.
+ */
+export function useConsoleSuite(target: ConsoleSuiteTarget | (() => ConsoleSuiteTarget)) {
+  const of = () => (typeof target === 'function' ? target() : target);
+  const contexts: BrowserContext[] = [];
+  const browser: ConsoleBrowser = {
+    chromium: undefined as unknown as Browser,
+    owner: undefined as unknown as ConsoleOwner,
+    async open(viewport = DESKTOP) {
+      const opened = await openConsole(browser.chromium, viewport);
+      contexts.push(opened.context);
+      return opened;
+    },
+    async signedIn(path, viewport = DESKTOP, who = browser.owner) {
+      const opened = await browser.open(viewport);
+      await signInTo(opened.page, of().server.url, path, who);
+      return opened;
+    },
+  };
+  beforeAll(async () => {
+    browser.chromium = await launchChromium();
+    browser.owner = await withPassword(of().db, of().team);
+  });
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((c) => c.close()));
+  });
+  afterAll(async () => {
+    await browser.chromium?.close();
+  });
+  return browser;
 }

@@ -1,16 +1,5 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { apiClient, newTeam, sleep, TestTeam, useProviderSuite } from '../support/helpers';
-import { withPassword } from '../support/oauthHelpers';
-import {
-  DESKTOP,
-  expectPageIsClean,
-  launchChromium,
-  openConsole,
-  PHONE,
-  scrollsSideways,
-  signInTo,
-  textWhen,
-} from './consoleBrowser';
+import { apiClient, newTeam, sleep, useProviderSuite } from '../support/helpers';
+import { DESKTOP, expectPageIsClean, PHONE, scrollsSideways, textWhen, useConsoleSuite } from './consoleBrowser';
 
 /**
  * Jobs with their progress bars and automations with their enrollments per step, in Chromium.
@@ -18,27 +7,10 @@ import {
  */
 describe('console: jobs and automations', () => {
   const suite = useProviderSuite('console-jobs', { IMPORT_BATCH_SIZE: '20' });
-  let chromium: Browser;
-  let context: BrowserContext | undefined;
-  let owner: TestTeam & { email: string; password: string };
-
-  beforeAll(async () => {
-    chromium = await launchChromium();
-    owner = await withPassword(suite.db, suite.team);
-  });
-  afterAll(async () => {
-    await chromium?.close();
-  });
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
-  });
+  const browser = useConsoleSuite(suite);
 
   it('starts an import from the console and shows its progress bar moving, then the result', async () => {
-    const opened = await openConsole(chromium, DESKTOP);
-    context = opened.context;
-    const { page, complaints } = opened;
-    await signInTo(page, suite.server.url, '/app/jobs', owner);
+    const { page, complaints } = await browser.signedIn('/app/jobs', DESKTOP);
     await textWhen(page.getByRole('status').first(), /jobs/);
 
     const rows = Array.from({ length: 1200 }, (_, i) => `Person ${i},person.${i}.${Date.now()}@example.test`);
@@ -117,10 +89,7 @@ describe('console: jobs and automations', () => {
     await enroll(automation.id, 'three@example.test');
     await enroll(quick.id, 'four@example.test');
 
-    const opened = await openConsole(chromium, PHONE);
-    context = opened.context;
-    const { page, complaints } = opened;
-    await signInTo(page, suite.server.url, '/app/automations', owner);
+    const { page, complaints } = await browser.signedIn('/app/automations', PHONE);
     const card = page.locator(`article[data-id="${automation.id}"]`);
     await textWhen(card.locator('li[data-step="0"]'), /3 here/);
     expect(await card.locator('li[data-step="0"]').innerText()).toBe('Wait 1h — 3 here');

@@ -1,18 +1,16 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
 import { apiClient, ApiClient, newTeam, sleep, startTestApi, testDb, TestTeam } from '../support/helpers';
-import { withPassword } from '../support/oauthHelpers';
 import {
   DESKTOP,
   expectPageIsClean,
-  launchChromium,
-  openConsole,
   PHONE,
   screenshot,
   scrollsSideways,
   signInTo,
   textWhen,
+  useConsoleSuite,
 } from './consoleBrowser';
 
 const OFFLINE_REPLY = 'No model is configured for this agent, so this is a fixed reply';
@@ -30,31 +28,23 @@ describe('console: rooms and their live stream', () => {
   /** A second API process on the same database: where the work goes on while the first is down. */
   let other: RunningServer & { baseUrl: string };
   let team: TestTeam;
-  let owner: TestTeam & { email: string; password: string };
   let api: ApiClient;
-  let chromium: Browser;
-  let context: BrowserContext | undefined;
 
   beforeAll(async () => {
     db = testDb();
     server = await startTestApi(db);
     other = await startTestApi(db);
     team = await newTeam(db, 'console-rooms');
-    owner = await withPassword(db, team);
     api = apiClient(server.baseUrl, team);
     expect((await api.call('PATCH', `/agents/${team.agentId}`, { name: 'Desk Helper' })).status).toBe(200);
-    chromium = await launchChromium();
   });
   afterAll(async () => {
-    await chromium?.close();
     await other?.close();
     await server?.close();
     await db?.destroy();
   });
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
-  });
+  // After the beforeAll above: it reads the servers and the team that one made.
+  const browser = useConsoleSuite(() => ({ db, team, server }));
 
   /** The room's events as the page shows them: sequence numbers in order, and their types. */
   const shownEvents = (page: Page) =>
@@ -74,10 +64,7 @@ describe('console: rooms and their live stream', () => {
     const opened2 = (await api.post('/rooms', { name: 'billing' })).body;
     expect(opened.created && opened2.created).toBe(true);
 
-    const browser = await openConsole(chromium, DESKTOP);
-    context = browser.context;
-    const { page, complaints } = browser;
-    await signInTo(page, server.url, '/app/rooms', owner);
+    const { page, complaints } = await browser.signedIn('/app/rooms', DESKTOP);
     const table = page.locator('table');
     await textWhen(table, /support desk/);
     expect(await table.innerText()).toContain('billing');
@@ -138,16 +125,14 @@ describe('console: rooms and their live stream', () => {
 
   it('follows the stream through a restart of the API: the events written meanwhile arrive once, after Last-Event-ID', async () => {
     const opened = (await api.post('/rooms', { name: 'reconnects' })).body;
-    const browser = await openConsole(chromium, PHONE);
-    context = browser.context;
-    const { page, complaints } = browser;
+    const { page, complaints } = await browser.open(PHONE);
     // Every request of the stream, with the headers the browser's network stack actually sent.
     const streamRequests: Promise<string | undefined>[] = [];
     page.on('request', (req) => {
       if (req.url().includes(`/agents/stream/${opened.room.id}`))
         streamRequests.push(req.allHeaders().then((headers) => headers['last-event-id']));
     });
-    await signInTo(page, server.url, `/app/rooms/${opened.room.id}`, owner);
+    await signInTo(page, server.url, `/app/rooms/${opened.room.id}`, browser.owner);
     await textWhen(page.locator('#stream-state'), /live/);
     await send(page, 'Before the restart');
     const stream = page.locator('#stream');

@@ -1,8 +1,6 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { TestTeam, useApiSuite } from '../support/helpers';
-import { withPassword } from '../support/oauthHelpers';
+import { useApiSuite } from '../support/helpers';
 import { CallbackServer, startCallbackServer } from '../browser/oauthBrowser';
-import { DESKTOP, launchChromium, openConsole, signInTo, textWhen } from './consoleBrowser';
+import { DESKTOP, textWhen, useConsoleSuite } from './consoleBrowser';
 
 /**
  * One sign-in for a person: signed in to the console, an app's OAuth request goes straight to the
@@ -10,15 +8,11 @@ import { DESKTOP, launchChromium, openConsole, signInTo, textWhen } from './cons
  */
 describe('console: the OAuth sign-in knows a person signed in to the console', () => {
   const suite = useApiSuite('console-sso');
-  let chromium: Browser;
-  const contexts: BrowserContext[] = [];
-  let owner: TestTeam & { email: string; password: string };
+  const browser = useConsoleSuite(suite);
   let callback: CallbackServer;
   let clientId: string;
 
   beforeAll(async () => {
-    chromium = await launchChromium();
-    owner = await withPassword(suite.db, suite.team);
     callback = await startCallbackServer();
     const registered = await fetch(`${suite.server.url}/oauth/register`, {
       method: 'POST',
@@ -32,12 +26,8 @@ describe('console: the OAuth sign-in knows a person signed in to the console', (
     expect(registered.status).toBe(201);
     clientId = ((await registered.json()) as { client_id: string }).client_id;
   });
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((c) => c.close()));
-  });
   afterAll(async () => {
     await callback?.close();
-    await chromium?.close();
   });
 
   const authorizeUrl = () =>
@@ -53,9 +43,7 @@ describe('console: the OAuth sign-in knows a person signed in to the console', (
     })}`;
 
   it('signed in to the console: Allow without a password; signed out: the sign-in page as before', async () => {
-    const signedIn = await openConsole(chromium, DESKTOP);
-    contexts.push(signedIn.context);
-    await signInTo(signedIn.page, suite.server.url, '/app/approvals', owner);
+    const signedIn = await browser.signedIn('/app/approvals', DESKTOP);
     await signedIn.page.goto(authorizeUrl());
     expect(new URL(signedIn.page.url()).pathname).toBe('/oauth/authorize/consent');
     expect(await textWhen(signedIn.page.getByRole('heading', { level: 1 }), /Allow/)).toBe(
@@ -78,8 +66,7 @@ describe('console: the OAuth sign-in knows a person signed in to the console', (
     await signedIn.page.getByLabel('Password').waitFor();
 
     // A browser that never signed in to the console: the sign-in page, unchanged.
-    const fresh = await openConsole(chromium, DESKTOP);
-    contexts.push(fresh.context);
+    const fresh = await browser.open(DESKTOP);
     await fresh.page.goto(authorizeUrl());
     expect(new URL(fresh.page.url()).pathname).toBe('/oauth/authorize');
     expect(await fresh.page.getByRole('heading', { level: 1 }).innerText()).toBe('Sign in to continue to Desk Notes');

@@ -1,46 +1,18 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { sleep, TestTeam, useApiSuite } from '../support/helpers';
-import { withPassword } from '../support/oauthHelpers';
-import {
-  expectPageIsClean,
-  launchChromium,
-  openConsole,
-  PHONE,
-  scrollsSideways,
-  signInTo,
-  textWhen,
-} from './consoleBrowser';
+import { sleep, useApiSuite } from '../support/helpers';
+import { expectPageIsClean, PHONE, scrollsSideways, textWhen, useConsoleSuite } from './consoleBrowser';
 
 /**
  * The README's delivery walk-through, done in the console instead of curl, on a phone: email
  * through the sandbox, manual mode, a contact who agreed to marketing, an artifact made ready and
- * delivered, the delivery approved (with an edited subject) in the inbox, the artifact sent.
+ * delivered with a file attached, the delivery approved (with an edited subject) in the inbox, the
+ * artifact sent.
  */
 describe('console: the delivery walk-through in the browser', () => {
   const suite = useApiSuite('console-walk');
-  let chromium: Browser;
-  let context: BrowserContext | undefined;
-  let owner: TestTeam & { email: string; password: string };
-
-  beforeAll(async () => {
-    chromium = await launchChromium();
-    owner = await withPassword(suite.db, suite.team);
-  });
-  // Closed before the suite stops its API: a page that keeps polling would hold the server's close open.
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
-  });
-  afterAll(async () => {
-    await chromium?.close();
-  });
+  const browser = useConsoleSuite(suite);
 
   it('agents → contacts → artifacts → approvals → sent', async () => {
-    const opened = await openConsole(chromium, PHONE);
-    context = opened.context;
-    const { page, complaints } = opened;
-    const origin = suite.server.url;
-    await signInTo(page, origin, '/app/agents', owner);
+    const { page, complaints } = await browser.signedIn('/app/agents', PHONE);
 
     // Agents: email through the sandbox, and manual mode.
     const agent = page.locator(`article[data-id="${suite.team.agentId}"]`);
@@ -70,9 +42,19 @@ describe('console: the delivery walk-through in the browser', () => {
     await page.getByLabel('Title').fill('Proposal');
     await page.getByLabel('Type').selectOption('offer');
     await page.getByLabel('Link').fill('https://example.com/proposal');
+    // The file the README's walk-through uploads (POST /v1/media), attached in the same form.
+    await page.getByLabel('Attach a file (optional)').setInputFiles({
+      name: 'proposal.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from('# Proposal\n\nWhat we discussed.\n'),
+    });
     await page.getByLabel('For contact').selectOption({ label: 'Grace Hopper' });
     await page.getByRole('button', { name: 'Create draft' }).click();
-    await textWhen(page.locator('#artifact-list'), /Proposal/);
+    expect(await textWhen(page.locator('#artifact-list tbody tr'), /Proposal/)).toContain('proposal.md');
+    const [artifact] = (await suite.api.get('/artifacts')).body.data;
+    expect(artifact.media.map((m: any) => [m.filename, m.contentType, m.size])).toEqual([
+      ['proposal.md', 'text/markdown', 31],
+    ]);
     await page.getByRole('button', { name: 'Mark Proposal ready' }).click();
     await page.getByRole('button', { name: 'Deliver Proposal' }).click();
     await page.getByLabel('Channel').selectOption('email');

@@ -1,15 +1,6 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { TestTeam, useProviderSuite } from '../support/helpers';
-import { withPassword } from '../support/oauthHelpers';
-import {
-  consoleFetch,
-  DESKTOP,
-  expectPageIsClean,
-  launchChromium,
-  openConsole,
-  signInTo,
-  textWhen,
-} from './consoleBrowser';
+import type { Page } from 'playwright-core';
+import { useProviderSuite } from '../support/helpers';
+import { consoleFetch, DESKTOP, expectPageIsClean, textWhen, useConsoleSuite } from './consoleBrowser';
 
 /**
  * A WhatsApp campaign's template approval from the console: submit, refresh, rejected, resubmit,
@@ -17,26 +8,14 @@ import {
  */
 describe('console: WhatsApp template approval', () => {
   const suite = useProviderSuite('console-whatsapp', { WHATSAPP_APP_SECRET: 'meta-app-secret-for-tests' });
-  let chromium: Browser;
-  let context: BrowserContext | undefined;
-  let owner: TestTeam & { email: string; password: string };
+  const browser = useConsoleSuite(suite);
 
   beforeAll(async () => {
-    chromium = await launchChromium();
-    owner = await withPassword(suite.db, suite.team);
     await suite.api.call('PUT', `/agents/${suite.team.agentId}/integrations/whatsapp`, {
       provider: 'whatsapp_cloud',
       config: { baseUrl: suite.fake.baseUrl, phoneNumberId: '555', businessAccountId: 'waba1' },
       secrets: { accessToken: 'wa' },
     });
-  });
-  // Closed before the suite stops its API: a page that keeps polling would hold the server's close open.
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
-  });
-  afterAll(async () => {
-    await chromium?.close();
   });
 
   const actionsShown = (page: Page) =>
@@ -71,10 +50,7 @@ describe('console: WhatsApp template approval', () => {
       })
     ).body;
 
-    const opened = await openConsole(chromium, DESKTOP);
-    context = opened.context;
-    const { page, complaints } = opened;
-    await signInTo(page, suite.server.url, `/app/campaigns/${campaign.id}`, owner);
+    const { page, complaints } = await browser.signedIn(`/app/campaigns/${campaign.id}`, DESKTOP);
 
     // Draft: no send before the template is approved; the API says why.
     await waitForActions(page, ['edit', 'delete', 'whatsapp-submit']);
