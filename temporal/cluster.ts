@@ -151,6 +151,8 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterState> 
     pids: {},
   };
   started = Date.now();
+  // Fresh logs for a fresh cluster; a restarted service appends to its own.
+  for (const service of CLUSTER_SERVICES) fs.writeFileSync(path.join(opts.logDir, `${service}.log`), '');
   try {
     for (const service of CLUSTER_SERVICES) await startClusterService(state, service);
     const connection = await waitForFrontend(state.address, 90_000);
