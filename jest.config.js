@@ -5,6 +5,8 @@ module.exports = {
   // openid-client (the real OAuth client the tests use) and its dependencies ship only as ES modules.
   transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // test/cluster/ needs the production profile's Temporal cluster: `npm run test:cluster` (jest.cluster.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/'],
   globalSetup: '<rootDir>/test/setup/globalSetup.ts',
   globalTeardown: '<rootDir>/test/setup/globalTeardown.ts',
   testTimeout: 120000,

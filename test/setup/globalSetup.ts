@@ -12,7 +12,15 @@ export const SHARED_TASK_QUEUE = 'tap-test';
 export default async function globalSetup(): Promise<void> {
   ensureChromium((line) => process.stdout.write(`[test setup] ${line}\n`));
   const stack = await startTestStack();
-  const env = {
+  const env = sharedTestEnv(stack);
+  Object.assign(process.env, env);
+  const worker = await startWorkerProcess(env);
+  (globalThis as Record<string, unknown>).__tapTestStack = { stack, workers: [worker] } satisfies GlobalState;
+}
+
+/** What every suite reads from the environment: where the stack's parts are, and the run's settings. */
+export function sharedTestEnv(stack: TestStack): Record<string, string> {
+  return {
     DATABASE_URL: stack.databaseUrl,
     TEMPORAL_ADDRESS: stack.temporal.address,
     TEMPORAL_TASK_QUEUE: SHARED_TASK_QUEUE,
@@ -24,9 +32,7 @@ export default async function globalSetup(): Promise<void> {
     // per-address quota (30 per 10 minutes) would count the whole suite's and refuse the late ones.
     REGISTRATION_LIMIT: '1000/600',
   };
-  Object.assign(process.env, env);
-  const worker = await startWorkerProcess(env);
-  (globalThis as Record<string, unknown>).__tapTestStack = { stack, worker };
 }
 
-export type GlobalState = { stack: TestStack; worker: WorkerProcess };
+/** What the teardown stops: the stack and the shared worker processes on SHARED_TASK_QUEUE. */
+export type GlobalState = { stack: TestStack; workers: WorkerProcess[] };

@@ -12,9 +12,15 @@ import { EntryPoint, nodeArgsFor } from '../../entryPoints';
 export const projectRoot = path.resolve(__dirname, '../..');
 export const testDataDir = path.join(projectRoot, '.data', 'test');
 
-/** The real dependencies the suite runs against: a Temporal dev server and a fresh Postgres database. */
+/** The Temporal server a test stack runs against: the dev server, or the production profile's cluster. */
+export interface TestTemporal {
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** The real dependencies the suite runs against: a Temporal server and a fresh Postgres database. */
 export interface TestStack {
-  temporal: DevServer;
+  temporal: TestTemporal;
   postgres: PostgresHandle;
   databaseUrl: string;
   dropTestDatabase(): Promise<void>;
@@ -22,12 +28,25 @@ export interface TestStack {
   cliPath: string;
 }
 
-export async function startTestStack(): Promise<TestStack> {
+/** The suite's default Temporal: the CLI's dev server, in memory, logging to .data/test/temporal.log. */
+const startTestDevServer = (cliPath: string): Promise<DevServer> =>
+  startDevServer({ cliPath, uiPort: null, logFile: path.join(testDataDir, 'temporal.log') });
+
+export const logSetup = (line: string) => process.stdout.write(`[test setup] ${line}\n`);
+
+/**
+ * Starts Temporal (`startTemporal`; the dev server unless told otherwise) and Postgres side by
+ * side, then a fresh, migrated database and the workflow bundle. The Temporal CLI is ensured
+ * either way: suites use it for their own test servers and `temporal workflow show`.
+ */
+export async function startTestStack(
+  startTemporal: (cliPath: string) => Promise<TestTemporal> = startTestDevServer,
+): Promise<TestStack> {
   fs.mkdirSync(testDataDir, { recursive: true });
-  const log = (line: string) => process.stdout.write(`[test setup] ${line}\n`);
+  const log = logSetup;
   const cliPath = await ensureTemporalCli(log);
   const [temporal, postgres] = await Promise.all([
-    startDevServer({ cliPath, uiPort: null, logFile: path.join(testDataDir, 'temporal.log') }),
+    startTemporal(cliPath),
     process.env.DATABASE_URL
       ? ensurePostgres({ databaseUrl: process.env.DATABASE_URL, dataDir: '', port: 0 })
       : freePort().then((port) =>
