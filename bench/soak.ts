@@ -10,15 +10,27 @@
  * and the campaign's end (every recipient exactly once at the sink). Exits 1 on any error other than
  * 429, on a campaign that did not complete exactly once, or on RSS growth beyond SOAK_RSS_GROWTH_MIB (64).
  *
- * Temporal: the dev server of the test stack; with SOAK_TEMPORAL_ADDRESS, an existing server (the
- * production profile's cluster, `npm run test:cluster`'s set-up).
+ * Temporal: the dev server of the test stack; with SOAK_TEMPORAL=cluster, the production profile's
+ * cluster (temporal/cluster.ts: v1.32.2 on Postgres, a process per service, as `npm run test:cluster`).
  */
 import { randomBytes } from 'node:crypto';
 import { bootstrapTeam } from '../services/platform/teams';
 import { createDb } from '../db/knex';
-import { startApiProcess, startTestStack, startWorkerProcess, WorkerProcess } from '../test/setup/stack';
+import path from 'node:path';
+import { clusterStateFile, readClusterState, startCluster, stopCluster } from '../temporal/cluster';
+import { ensureTemporalServer } from '../temporal/server';
+import { clusterPostgresUrl } from '../test/setup/clusterGlobalSetup';
+import { startApiProcess, startTestStack, startWorkerProcess, testDataDir, WorkerProcess } from '../test/setup/stack';
 import { peakRss, rssOf } from './procStats';
 import { startSink } from './sink';
+
+/** The production profile's cluster, fresh, its logs beside the test stack's. */
+async function startSoakCluster() {
+  const binaries = await ensureTemporalServer(log);
+  const logDir = path.join(testDataDir, 'soak-cluster');
+  const cluster = await startCluster({ binaries, postgresUrl: clusterPostgresUrl(), logDir, log });
+  return { address: cluster.address, stop: () => stopCluster(readClusterState(clusterStateFile(logDir))) };
+}
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE = Number(process.env.SOAK_RATE ?? 40);
@@ -47,8 +59,9 @@ const quantile = (values: number[], q: number) => {
 
 async function main(): Promise<void> {
   log(`# Soak (${new Date().toISOString()}): ${SECONDS} s at ${RATE} requests/s, a ${RECIPIENTS}-recipient campaign`);
-  const stack = await startTestStack();
-  const temporalAddress = process.env.SOAK_TEMPORAL_ADDRESS ?? stack.temporal.address;
+  const onCluster = process.env.SOAK_TEMPORAL === 'cluster';
+  const stack = onCluster ? await startTestStack(startSoakCluster) : await startTestStack();
+  const temporalAddress = stack.temporal.address;
   const sink = await startSink();
   const env = {
     DATABASE_URL: stack.databaseUrl,
