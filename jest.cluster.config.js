@@ -14,6 +14,12 @@ module.exports = {
     '<rootDir>/test/campaigns/campaigns.test.ts',
     '<rootDir>/test/campaigns/provider-pools.test.ts',
     '<rootDir>/test/campaigns/whatsapp.test.ts',
+    // The MCP sign-in in Chromium, on one host and on four distinct origins ({base_url}, {mcp_url},
+    // {auth_url}, {site_url}), and what each host advertises.
+    '<rootDir>/test/browser/mcp.browser.test.ts',
+    '<rootDir>/test/auth/hosts.test.ts',
+    // A person's walk-through in the console, through the shared workers.
+    '<rootDir>/test/console/automation-walkthrough.browser.test.ts',
     '<rootDir>/test/cluster/**/*.test.ts',
   ],
   testPathIgnorePatterns: ['/node_modules/'],

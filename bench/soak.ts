@@ -8,7 +8,8 @@
  * It prints, per kind, the count, the errors other than 429, and p50/p99 over the first and the last
  * minute and over the whole run; every process's RSS after the warm-up and at the end (and its peak);
  * and the campaign's end (every recipient exactly once at the sink). Exits 1 on any error other than
- * 429, on a campaign that did not complete exactly once, or on RSS growth beyond SOAK_RSS_GROWTH_MIB (64).
+ * 429, on a campaign that did not complete exactly once, on accepted jobs not all succeeded within a
+ * minute of the end, or on RSS growth beyond SOAK_RSS_GROWTH_MIB (64).
  *
  * Temporal: the dev server of the test stack; with SOAK_TEMPORAL=cluster, the production profile's
  * cluster (temporal/cluster.ts: v1.32.2 on Postgres, a process per service, as `npm run test:cluster`).
@@ -80,17 +81,27 @@ async function main(): Promise<void> {
     const apis = [await startApiProcess(env), await startApiProcess(env)];
     apis.forEach((api, i) => processes.push({ name: `API ${i + 1}`, proc: api }));
 
-    const team = await bootstrapTeam(db, { team: `soak-${Date.now()}` });
-    await db('teams').where({ id: team.teamId }).update({ plan: 'pro' });
-    const headers = {
-      authorization: `Bearer ${team.token}`,
-      'x-team-slug': team.team,
-      'content-type': 'application/json',
+    // Three teams, so that the mix stays steady: the exports read a fixed 200 contacts (the written
+    // ones go to another team), and the campaign's 20 000 are a team of their own.
+    const newTeam = async (name: string) => {
+      const team = await bootstrapTeam(db, { team: `soak-${name}-${Date.now()}` });
+      await db('teams').where({ id: team.teamId }).update({ plan: 'pro' });
+      return team;
     };
+    const [team, jobsTeam, writesTeam] = [await newTeam('campaign'), await newTeam('jobs'), await newTeam('writes')];
     let turn = 0;
     const nextApi = () => apis[turn++ % apis.length].baseUrl;
-    const call = async (method: string, path: string, body?: unknown, base = nextApi()) => {
-      const res = await fetch(`${base}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
+    const headersOf = (t: typeof team) => ({
+      authorization: `Bearer ${t.token}`,
+      'x-team-slug': t.team,
+      'content-type': 'application/json',
+    });
+    const call = async (method: string, path: string, body?: unknown, as = team) => {
+      const res = await fetch(`${nextApi()}${path}`, {
+        method,
+        headers: headersOf(as),
+        body: body ? JSON.stringify(body) : undefined,
+      });
       const text = await res.text();
       return { status: res.status, body: (text ? JSON.parse(text) : {}) as Answer };
     };
@@ -99,6 +110,12 @@ async function main(): Promise<void> {
       if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
       return res.body;
     };
+    await db.raw(
+      `INSERT INTO contacts (id, team_id, name, email, marketing_consent)
+      SELECT 'ct_soakjobs_' || g, ?, 'Person ' || g, 'jobs' || g || '@soak.example', 'granted'
+      FROM generate_series(1, 200) g`,
+      [jobsTeam.teamId],
+    );
 
     // The campaign, sent at the start and left to run under the mix.
     await db.raw(
@@ -133,20 +150,22 @@ async function main(): Promise<void> {
     const request = async (kind: Kind): Promise<number> => {
       switch (kind) {
         case 'job start': {
-          const res = await call('POST', '/jobs', { type: 'contacts.export' });
+          const res = await call('POST', '/jobs', { type: 'contacts.export' }, jobsTeam);
           if (res.status === 202) jobIds.push(res.body.id);
           return res.status;
         }
         case 'job read': {
           const id = jobIds[Math.floor(Math.random() * jobIds.length)];
-          return id ? (await call('GET', `/jobs/${id}`)).status : (await call('GET', '/jobs?limit=5')).status;
+          return (await call('GET', id ? `/jobs/${id}` : '/jobs?limit=5', undefined, jobsTeam)).status;
         }
-        case 'contact write':
-          return (await call('POST', '/contacts', { email: `w${randomBytes(6).toString('hex')}@soak.example` })).status;
+        case 'contact write': {
+          const email = `w${randomBytes(6).toString('hex')}@soak.example`;
+          return (await call('POST', '/contacts', { email }, writesTeam)).status;
+        }
         case 'MCP tools/call': {
           const res = await fetch(nextApi().replace(/\/v1$/, '/mcp'), {
             method: 'POST',
-            headers: { ...headers, accept: 'application/json, text/event-stream' },
+            headers: { ...headersOf(jobsTeam), accept: 'application/json, text/event-stream' },
             body: mcpBody,
           });
           const answer = (await res.json()) as { result?: { isError?: boolean } };
@@ -197,6 +216,18 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 1000));
     }
     const counts = await sink.counts('smtp');
+    // A steady load is one the system keeps up with: the jobs it accepted have finished.
+    let jobStates: Record<string, number> = {};
+    for (let waited = 0; waited < 60; waited++) {
+      const rows: { status: string; n: string }[] = await db('jobs')
+        .where({ team_id: jobsTeam.teamId })
+        .groupBy('status')
+        .select('status', db.raw('count(*) AS n'));
+      jobStates = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+      if (!jobStates.queued && !jobStates.running) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const jobsKeptUp = !jobStates.queued && !jobStates.running && !jobStates.failed;
     const exactlyOnce =
       final.status === 'completed' &&
       counts.recipients === RECIPIENTS &&
@@ -233,11 +264,14 @@ async function main(): Promise<void> {
       `campaign: ${final.status}, sent ${final.sentCount} of ${RECIPIENTS}; the sink: ${counts.messages} messages, ` +
         `${counts.recipients} distinct recipients, ${counts.recipientsMoreThanOnce} more than once, ${counts.repeats} repeats by Message-ID` +
         ` → exactly once: ${exactlyOnce ? 'yes' : 'NO'}`,
+      `jobs accepted: ${Object.entries(jobStates)
+        .map(([status, n]) => `${n} ${status}`)
+        .join(', ')} (within a minute of the load's end: ${jobsKeptUp ? 'all succeeded' : 'NOT all succeeded'})`,
       `errors other than 429: ${failures}${errors.length ? ` (first: ${errors.slice(0, 5).join('; ')})` : ''}; ` +
         `RSS growth beyond ${RSS_GROWTH_MIB} MiB: ${grew ? 'YES' : 'none'}`,
     );
     log(lines.join('\n'));
-    if (failures || !exactlyOnce || grew) process.exitCode = 1;
+    if (failures || !exactlyOnce || grew || !jobsKeptUp) process.exitCode = 1;
   } finally {
     for (const { proc } of processes.reverse()) await proc.stop().catch(() => undefined);
     await db.destroy();
