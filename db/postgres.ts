@@ -12,7 +12,8 @@ export interface PostgresHandle {
 const EMBEDDED_USER = 'postgres';
 const EMBEDDED_PASSWORD = 'postgres';
 
-function isListening(port: number, host = '127.0.0.1'): Promise<boolean> {
+/** Whether something accepts TCP connections on `host:port`. */
+export function isListening(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host });
     socket.once('connect', () => {

@@ -1,11 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { createDatabase, dropDatabase } from '../db/postgres';
+import { createDatabase, dropDatabase, isListening } from '../db/postgres';
 import { ensureSearchAttributes, TeamSlugKey } from './searchAttributes';
 import { TemporalServerBinaries } from './server';
 
@@ -302,17 +301,6 @@ async function retryFor(timeoutMs: number, what: string, fn: () => Promise<void>
       await sleep(1_000);
     }
   }
-}
-
-function isListening(port: number, host = '127.0.0.1'): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /**

@@ -79,6 +79,25 @@
   };
   const errorText = (res) =>
     res.body && res.body.error ? res.body.error.message + ' (' + res.body.error.code + ')' : 'HTTP ' + res.status;
+  /**
+   * A red button that DELETEs `path`: on the API's `ok` status it redraws (`after`), otherwise it
+   * shows the API's error through `report` (the page's status line by default).
+   */
+  const deleteButton = ({ text, label, path, ok, after, report = setStatus }) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'danger',
+        'aria-label': label,
+        onclick: async () => {
+          const r = await api('DELETE', path);
+          if (r.status !== ok) return report(errorText(r));
+          await after();
+        },
+      },
+      text,
+    );
   /** A tool's arguments or result: JSON text as sent, an object as compact JSON. */
   const json = (value) => (typeof value === 'string' ? value : JSON.stringify(value === undefined ? {} : value));
   const badge = (status) => h('span', { class: 'badge ' + status }, status.replace(/_/g, ' '));
@@ -1370,20 +1389,13 @@
                 'td',
                 {},
                 x.set
-                  ? h(
-                      'button',
-                      {
-                        type: 'button',
-                        class: 'danger',
-                        'aria-label': 'Clear ' + x.key,
-                        onclick: async () => {
-                          const r = await api('DELETE', path + '/secrets/' + encodeURIComponent(x.key));
-                          if (r.status !== 200) return setStatus(errorText(r));
-                          await drawSecrets();
-                        },
-                      },
-                      'Clear',
-                    )
+                  ? deleteButton({
+                      text: 'Clear',
+                      label: 'Clear ' + x.key,
+                      path: path + '/secrets/' + encodeURIComponent(x.key),
+                      ok: 200,
+                      after: drawSecrets,
+                    })
                   : '',
               ),
             ),
@@ -2108,20 +2120,14 @@
                 h(
                   'td',
                   {},
-                  h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'danger',
-                      'aria-label': 'Revoke key ' + k.prefix,
-                      onclick: async () => {
-                        const r = await api('DELETE', agentPath() + '/auth-keys/' + encodeURIComponent(k.id));
-                        if (r.status !== 204) return (out.textContent = errorText(r));
-                        await drawKeys();
-                      },
-                    },
-                    'Revoke',
-                  ),
+                  deleteButton({
+                    text: 'Revoke',
+                    label: 'Revoke key ' + k.prefix,
+                    path: agentPath() + '/auth-keys/' + encodeURIComponent(k.id),
+                    ok: 204,
+                    after: drawKeys,
+                    report: (text) => (out.textContent = text),
+                  }),
                 ),
               ),
             ),
@@ -2913,20 +2919,13 @@
                   },
                   'Contacts',
                 ),
-                h(
-                  'button',
-                  {
-                    type: 'button',
-                    class: 'danger',
-                    'aria-label': 'Delete segment ' + s.name,
-                    onclick: async () => {
-                      const r = await api('DELETE', '/segments/' + encodeURIComponent(s.id));
-                      if (r.status !== 204) return setStatus(errorText(r));
-                      await refresh();
-                    },
-                  },
-                  'Delete',
-                ),
+                deleteButton({
+                  text: 'Delete',
+                  label: 'Delete segment ' + s.name,
+                  path: '/segments/' + encodeURIComponent(s.id),
+                  ok: 204,
+                  after: refresh,
+                }),
               ),
             ),
           ),
@@ -2999,20 +2998,13 @@
               {},
               t.revokedAt
                 ? badge('revoked')
-                : h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'danger',
-                      'aria-label': 'Revoke ' + t.name + ' (' + t.prefix + ')',
-                      onclick: async () => {
-                        const r = await api('DELETE', '/api-tokens/' + encodeURIComponent(t.id));
-                        if (r.status !== 200) return setStatus(errorText(r));
-                        await refresh();
-                      },
-                    },
-                    'Revoke',
-                  ),
+                : deleteButton({
+                    text: 'Revoke',
+                    label: 'Revoke ' + t.name + ' (' + t.prefix + ')',
+                    path: '/api-tokens/' + encodeURIComponent(t.id),
+                    ok: 200,
+                    after: refresh,
+                  }),
             ),
           ),
         ),
