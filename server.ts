@@ -9,6 +9,9 @@ import { ensurePostgres } from './db/postgres';
 import { createLogger } from './logger';
 import { AppContext, buildAppContext } from './services/platform/context';
 
+/** How long requests in flight (a long poll's wait) may finish when the API stops. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 export interface RunningServer {
   url: string;
   ctx: AppContext;
@@ -35,9 +38,15 @@ export async function startServer(config: Config, db: Db): Promise<RunningServer
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Open streams end (their clients reconnect elsewhere): they would keep the server from closing.
       await closeRoomEventHub(ctx);
+      // A page that polls keeps its keep-alive connection busy, and server.close() waits for it:
+      // each connection is closed as soon as it is idle between requests, and whatever is still
+      // in flight after the grace period is cut.
       server.closeIdleConnections();
+      const idleCloser = setInterval(() => server.closeIdleConnections(), 100);
+      const graceOver = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await closed;
-      server.closeAllConnections();
+      clearInterval(idleCloser);
+      clearTimeout(graceOver);
       await ctx.temporal.close();
       // Campaign test sends go out from the API process, through its own pools.
       await providerPools.closeAll();
