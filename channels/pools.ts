@@ -84,6 +84,7 @@ export class ProviderPools {
       retired: false,
       counted: {
         concurrency: adapter.concurrency,
+        ready: async () => adapter.ready?.(),
         send: async (message) => {
           // A bulk send holds its adapter for a while: once the settings changed, its next message
           // goes out with the new ones, on the pool that replaced this one.

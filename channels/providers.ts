@@ -111,6 +111,7 @@ function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider 
     // One message on each connection and one queued behind it, so no connection waits for the next.
     concurrency: config.maxConnections * 2,
     close: () => pool.close(),
+    ready: () => pool.ready(),
     async send(message) {
       // SMTP has no idempotency header; a stable Message-ID lets the receiving side drop a repeat.
       const domain = message.from?.split('@')[1] ?? 'localhost';

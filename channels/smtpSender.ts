@@ -109,17 +109,23 @@ class SmtpThread {
 
   open(options: SMTPPool.Options): SmtpPoolHandle {
     // The transport lives on the thread: a thread that died took it along, so the next send opens it again.
-    let opened: { worker: Worker; pool: number } | undefined;
+    let opened: { worker: Worker; pool: number; ready: Promise<Reply> } | undefined;
     const poolOnLiveThread = () => {
       const worker = this.thread();
       if (opened?.worker !== worker) {
-        opened = { worker, pool: this.nextId++ };
-        this.post({ op: 'open', pool: opened.pool, options });
+        const pool = this.nextId++;
+        opened = { worker, pool, ready: this.ask({ op: 'open', pool, options }) };
+        // A thread lost before it answered fails the sends too; this promise needs no second report.
+        opened.ready.catch(() => undefined);
       }
       return opened.pool;
     };
     poolOnLiveThread();
     return {
+      ready: async () => {
+        poolOnLiveThread();
+        await opened!.ready;
+      },
       send: async (mail) => {
         const reply = await this.ask({ op: 'send', pool: poolOnLiveThread(), mail });
         if (!reply.ok) throw new SmtpSendError(reply.message, reply.responseCode);
@@ -134,6 +140,8 @@ class SmtpThread {
 }
 
 export interface SmtpPoolHandle {
+  /** Resolves once the thread runs and holds the transport: sends from then on leave when asked. */
+  ready(): Promise<void>;
   /** Resolves with the Message-ID the server accepted; rejects with SmtpSendError. */
   send(mail: SmtpMail): Promise<string | undefined>;
   close(): Promise<void>;

@@ -31,6 +31,8 @@ function handle(msg) {
   switch (msg.op) {
     case 'open':
       transports.set(msg.pool, nodemailer.createTransport(msg.options));
+      // The main thread waits for this before a paced send takes its first slot.
+      reply({ id: msg.id, ok: true });
       return;
     case 'send': {
       const transport = transports.get(msg.pool);

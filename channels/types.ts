@@ -38,6 +38,11 @@ export interface ChannelProvider {
   send(message: OutboundMessage): Promise<SendResult>;
   /** Sends in flight that keep every pooled connection busy: what a bulk send runs at, no fewer. */
   readonly concurrency: number;
+  /**
+   * Resolves when a send would leave at once (SMTP: the sender thread is up). A paced send waits
+   * for it before its first slot: sends queued behind a starting thread would leave together.
+   */
+  ready?(): Promise<void>;
 }
 
 /** An adapter that keeps connections open between sends (an SMTP pool, an HTTP keep-alive agent). */

@@ -95,6 +95,7 @@ export async function dispatchRecipients(
   const chunkSize = Math.min(input.limit, Math.max(250, concurrency * 10));
   const rate = integration.maxPerSecond ?? deps.defaultRates[integration.provider];
   const pacer = rate ? new SendPacer(db, integration.key, rate) : null;
+  if (pacer) await integration.adapter.ready?.();
 
   // The watermark: chunks in claim order, each open until all of its recipients are recorded.
   const chunks: { lastSeq: number; open: number }[] = [];
