@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { insertOutboundMessages } from '../deliveries/outboundMessages';
 import type { ErrorBody } from '../platform/errors';
-import { newIds } from '../platform/ids';
+import { newTimeOrderedIds } from '../platform/ids';
 import type { CampaignRow } from './campaignRow';
 
 /** What became of one recipient of a chunk. */
@@ -59,7 +59,7 @@ export async function recordChunk(
     column((o) => (o.status === 'failed' ? JSON.stringify(o.error) : null)),
     column((o) => (o.status === 'skipped' ? o.skipReason : null)),
     column((o) => (o.status === 'skipped' ? null : o.idempotencyKey)),
-    newIds('msg', outcomes.length),
+    newTimeOrderedIds('msg', outcomes.length),
     campaign.id,
     campaign.team_id,
     campaign.agent_id,

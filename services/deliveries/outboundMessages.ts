@@ -4,7 +4,7 @@ import { channelSchema, OutboundMessage, ProviderError } from '../../channels/ty
 import type { Db } from '../../db/knex';
 import type { SendingIntegration } from '../agents/integrations';
 import { ErrorBody, errorBody, errorBodySchema } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newTimeOrderedIds } from '../platform/ids';
 
 /** What a message was sent for: a campaign recipient, a campaign's test send, an artifact delivery, a journey's send step. */
 export const outboundSourceKindSchema = z.enum(['campaign', 'campaign_test', 'delivery', 'automation']);
@@ -63,7 +63,7 @@ export async function recordOutboundMessage(
   gate?: Knex.QueryBuilder,
 ): Promise<string | null> {
   const values = [
-    newId('msg'),
+    newTimeOrderedIds('msg', 1)[0],
     message.teamId,
     message.agentId,
     message.channel,

@@ -82,7 +82,8 @@ describe('campaign over SMTP: worker killed, server gone', () => {
     const repeats = repeated.reduce((sum, m) => sum + m.duplicates, 0);
     // Each repeat carries the first copy's Message-ID.
     for (const m of repeated) {
-      expect(m.messageId).toMatch(/^<[0-9a-f]{32}@acme\.example>$/);
+      // The key `<campaignId>:<contactId>:<attempt>`, spelled as a Message-ID (channels/providers.ts).
+      expect(m.messageId).toMatch(new RegExp(`^<${campaignId}\\.ct_[0-9a-z]{20}\\.\\d+@acme\\.example>$`));
       expect(m.repeatMessageIds).toEqual(Array(m.duplicates).fill(m.messageId));
     }
     // What a kill can repeat: the sends on the pool, and the answers of up to two chunks not yet recorded.

@@ -257,7 +257,8 @@ export async function expectEveryRecipientOnce(
   expect(received).toHaveLength(RECIPIENTS);
   const repeated = received.filter((m) => m.duplicates > 0);
   for (const m of repeated) {
-    expect(m.messageId).toMatch(/^<[0-9a-f]{32}@acme\.example>$/);
+    // The key `<campaignId>:<contactId>:<attempt>`, spelled as a Message-ID (channels/providers.ts).
+    expect(m.messageId).toMatch(new RegExp(`^<${campaign.campaignId}\\.ct_[0-9a-z]{20}\\.\\d+@acme\\.example>$`));
     expect(m.repeatMessageIds).toEqual(Array(m.duplicates).fill(m.messageId));
   }
   const repeats = repeated.reduce((sum, m) => sum + m.duplicates, 0);
