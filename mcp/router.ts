@@ -1,4 +1,3 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Request, Response, Router } from 'express';
 import { sendRateHeaders } from '../api/auth';
 import { jsonBody } from '../api/http';
@@ -10,6 +9,7 @@ import { AppError, notFound, parseOrThrow } from '../services/platform/errors';
 import { openRoom, openRoomSchema } from '../services/rooms/rooms';
 import { Audience, authenticateForMcp, grants, Principal } from '../services/identity/principal';
 import { paymentGateFor } from '../services/payments/gates';
+import { answerJsonRpcPost } from './jsonRpcHttp';
 import { privateAppTools } from './privateAppTools';
 import { TOOLS } from './tools';
 import { buildMcpServer, Connection, OutsideCaller, SERVER_INFO, toolPreview } from './server';
@@ -148,16 +148,7 @@ export function mcpRouter(ctx: AppContext): Router {
     },
     ...body,
     async (req, res) => {
-      const server = buildMcpServer(res.locals.connection as Connection);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      // The request is over: free its server and transport. Nothing waits for this; a failure is logged.
-      res.on('close', () => {
-        Promise.all([transport.close(), server.close()]).catch((err: unknown) =>
-          req.log?.warn({ err }, 'closing the MCP server of a finished request failed'),
-        );
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      await answerJsonRpcPost(buildMcpServer(res.locals.connection as Connection), req, res);
     },
   );
   // The spec's `POST {auth_url}/mcp/rooms`: a room and a key to stream it, for the same credentials as /mcp.
