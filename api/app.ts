@@ -1,10 +1,10 @@
 import cors from 'cors';
 import express, { Express } from 'express';
 import { z } from 'zod';
-import { pinoHttp } from 'pino-http';
 import type { AppContext } from '../services/platform/context';
 import { errorHandler, notFoundRoute } from './http';
 import { measureRequests, metricsRoute } from './metrics';
+import { requestLog } from './requestLog';
 import { buildOpenApiDocument } from './openapi';
 import { authRouter } from '../auth/router';
 import { mcpRouter } from '../mcp/router';
@@ -88,22 +88,7 @@ export function createApp(ctx: AppContext): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'simple');
-  app.use(
-    pinoHttp({
-      logger: ctx.logger,
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
-      // Credentials never reach the logs: a room key rides in the stream URL, a bearer in its header,
-      // the console's session (an API token) in a cookie.
-      serializers: {
-        req: (req: { url: string; query?: Record<string, unknown>; headers: Record<string, unknown> }) => ({
-          ...req,
-          url: req.url.replace(/([?&]key=)[^&]*/g, '$1[redacted]'),
-          query: req.query && 'key' in req.query ? { ...req.query, key: '[redacted]' } : req.query,
-          headers: redactHeaders(req.headers),
-        }),
-      },
-    }),
-  );
+  app.use(requestLog(ctx.logger, REQUEST_LOG));
   app.use(measureRequests);
   app.get('/metrics', metricsRoute(ctx.config.METRICS_TOKEN));
 
@@ -171,6 +156,22 @@ export function redactHeaders(headers: Record<string, unknown>): Record<string, 
     out.cookie = out.cookie.replace(new RegExp(`(${SESSION_COOKIE}=)[^;]*`, 'g'), '$1[redacted]');
   return out;
 }
+
+/** The request log: every request but the probes, credentials redacted. */
+export const REQUEST_LOG: Parameters<typeof requestLog>[1] = {
+  ignore: (url) => url === '/healthz' || url === '/metrics',
+  // Credentials never reach the logs: a room key rides in the stream URL, a bearer in its header,
+  // the console's session (an API token) in a cookie.
+  redact: (req) => ({
+    ...req,
+    url: req.url.replace(/([?&]key=)[^&]*/g, '$1[redacted]'),
+    ...(req.query !== undefined ? { query: redactQuery(req.query) } : {}),
+    headers: redactHeaders(req.headers),
+  }),
+};
+
+const redactQuery = (query: unknown) =>
+  query && typeof query === 'object' && 'key' in query ? { ...query, key: '[redacted]' } : query;
 
 function answersWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout;

@@ -7,7 +7,7 @@ import {
   Access,
   Audience,
   authenticateBearer,
-  authenticateForTeam,
+  authenticateTeamRequest,
   Principal,
   requireAccess,
   requireUser,
@@ -51,13 +51,14 @@ export function teamAccess(ctx: AppContext, access: Access): RequestHandler {
       await authenticateBearer(ctx.db, req.headers.authorization, audience);
       parseOrThrow(teamHeaderSchema, req.headers, 'header');
     }
-    const { principal, team } = await authenticateForTeam(
+    const { principal, team, rate } = await authenticateTeamRequest(
       ctx.db,
+      ctx.rateLimits,
       req.headers.authorization,
       slugHeader.data?.['x-team-slug'],
       audience,
     );
-    sendRateHeaders(res, await ctx.rateLimits.consumeApiRequest(team));
+    sendRateHeaders(res, rate);
     requireAccess(principal, access);
     req.principal = principal;
     req.team = team;

@@ -1,15 +1,21 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Request, Response, Router } from 'express';
 import { sendRateHeaders } from '../api/auth';
 import { jsonBody } from '../api/http';
 import { agentReach } from '../services/agents/access';
-import { connectedAgent } from '../services/agents/agents';
-import { appSlug, appSlugSchema, installedApps } from '../services/agents/apps';
+import { mcpConnectionScope, mcpScopeOf, mcpScopeQuery, McpScopeRow } from '../services/agents/agents';
+import { appSlug, appSlugSchema } from '../services/agents/apps';
 import type { AppContext } from '../services/platform/context';
 import { AppError, notFound, parseOrThrow } from '../services/platform/errors';
 import { openRoom, openRoomSchema } from '../services/rooms/rooms';
-import { Audience, authenticateForMcp, grants, Principal } from '../services/identity/principal';
+import {
+  Audience,
+  authenticateForMcp,
+  authenticateMcpRequest,
+  grants,
+  Principal,
+} from '../services/identity/principal';
 import { paymentGateFor } from '../services/payments/gates';
+import { answerJsonRpcPost } from './jsonRpcHttp';
 import { privateAppTools } from './privateAppTools';
 import { TOOLS } from './tools';
 import { buildMcpServer, Connection, OutsideCaller, SERVER_INFO, toolPreview } from './server';
@@ -94,13 +100,26 @@ export function mcpRouter(ctx: AppContext): Router {
       const audience = mcpAudience(ctx, named);
       // Only an API token reads the header (an unknown or malformed slug is the 403 of a team it is not in).
       const slug = typeof req.headers['x-team-slug'] === 'string' ? req.headers['x-team-slug'] : undefined;
-      const { principal, team } = await authenticateForMcp(ctx.db, req.headers.authorization, slug, audience);
+      // An API token's request is counted, and its scope found, in its authentication's round trip.
+      const {
+        principal,
+        team,
+        rate: counted,
+        alongside: scopeRow,
+      } = await authenticateMcpRequest<McpScopeRow>(
+        ctx.db,
+        ctx.rateLimits,
+        req.headers.authorization,
+        slug,
+        audience,
+        params.agentUuid ? undefined : (teamId) => mcpScopeQuery(teamId, named, null),
+      );
       requireMcpUse(principal, audience);
       // Another team's agent: a 404, unless it is public, when this caller may prompt it (and only that).
       const reach = params.agentUuid ? await agentReach(ctx.db, team.id, params.agentUuid) : undefined;
       if (reach?.kind === 'outside') {
         // Rate limits and credits are the caller's own team's: one caller cannot spend the agent's team's.
-        sendRateHeaders(res, await ctx.rateLimits.consumeApiRequest(team));
+        sendRateHeaders(res, counted ?? (await ctx.rateLimits.consumeApiRequest(team)));
         res.locals.connection = {
           ctx,
           team: reach.team,
@@ -123,10 +142,10 @@ export function mcpRouter(ctx: AppContext): Router {
       const onlyApp = params.appSlug !== undefined && native ? appSlug(params.appSlug) : undefined;
       const appTools = native ? undefined : await privateAppTools(ctx, team.id, params.appSlug!, CHECK_EXECUTIONS);
       if (!native && !appTools) throw notFound('App');
-      const [rate, installed, agent] = await Promise.all([
-        ctx.rateLimits.consumeApiRequest(team),
-        installedApps(ctx.db, team.id),
-        connectedAgent(ctx.db, team.id, principal, named),
+      const scope = scopeRow && mcpScopeOf(scopeRow, named);
+      const [rate, { installed, agent }] = await Promise.all([
+        counted ?? ctx.rateLimits.consumeApiRequest(team),
+        scope ?? mcpConnectionScope(ctx.db, team.id, principal, named),
       ]);
       sendRateHeaders(res, rate);
       if (onlyApp && !installed.has(onlyApp)) {
@@ -148,16 +167,7 @@ export function mcpRouter(ctx: AppContext): Router {
     },
     ...body,
     async (req, res) => {
-      const server = buildMcpServer(res.locals.connection as Connection);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      // The request is over: free its server and transport. Nothing waits for this; a failure is logged.
-      res.on('close', () => {
-        Promise.all([transport.close(), server.close()]).catch((err: unknown) =>
-          req.log?.warn({ err }, 'closing the MCP server of a finished request failed'),
-        );
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      await answerJsonRpcPost(buildMcpServer(res.locals.connection as Connection), req, res);
     },
   );
   // The spec's `POST {auth_url}/mcp/rooms`: a room and a key to stream it, for the same credentials as /mcp.

@@ -6,6 +6,7 @@ import type { Principal } from '../identity/principal';
 import { slugify } from '../platform/teams';
 import { agentAccessSchema, agentAccessUpdateSchema, readAgentAccess } from '../payments/schemas';
 import { requireTeamAdmin } from '../teams/admin';
+import { AppSlug, installedOf } from './apps';
 
 interface AgentRow {
   seq: number;
@@ -164,23 +165,77 @@ export const credentialAgentId = (principal: Principal): string | null =>
   principal.kind === 'oauth' || principal.kind === 'agent' ? principal.agentId : null;
 
 /**
- * The connected agent of an MCP connection, the one rule for every way of connecting: the agent
- * the URL names (`/mcp/agents/{uuid}` or `/mcp?agent=<uuid>`; another team's is 404), else the
- * one chosen at the OAuth login, else the team's first (an API token on plain `/mcp`).
+ * What an MCP connection acts with, in one round trip: its agent and the team's installed apps.
+ * The agent is the one the URL names (`/mcp/agents/{uuid}` or `/mcp?agent=<uuid>`; another team's,
+ * or none, is 404), else the one chosen at the OAuth login if it is still the team's, else the
+ * team's first (an API token on plain `/mcp`); a team without agents is 422 `no_agent`, as
+ * `sendingAgent` answers.
  */
-export async function connectedAgent(
+export async function mcpConnectionScope(
   db: Db,
   teamId: string,
   principal: Principal,
   named: string | undefined,
-): Promise<{ id: string; mode: 'auto' | 'manual' }> {
-  if (named) {
-    const agent = await findAgent(db, teamId, named);
-    if (!agent) throw notFound('Agent');
-    return { id: agent.id, mode: agent.mode as 'auto' | 'manual' };
-  }
-  return sendingAgent(db, teamId, null, credentialAgentId(principal));
+): Promise<McpScope> {
+  const scope = mcpScopeQuery('t.team_id', named, credentialAgentId(principal));
+  const {
+    rows: [row],
+  } = await db.raw<{ rows: McpScopeRow[] }>(
+    `SELECT scope.* FROM (SELECT CAST(? AS uuid) AS team_id) AS t LEFT JOIN LATERAL (${scope.sql}) AS scope ON true`,
+    [teamId, ...scope.bindings],
+  );
+  return mcpScopeOf(row, named);
 }
+
+export interface McpScope {
+  agent: { id: string; mode: 'auto' | 'manual' };
+  installed: Set<AppSlug>;
+}
+
+/** The row of `mcpScopeQuery`. */
+export interface McpScopeRow {
+  agent_id: string | null;
+  agent_mode: 'auto' | 'manual' | null;
+  apps: string[];
+}
+
+/**
+ * `mcpConnectionScope`'s query for the team that `teamId` (an SQL expression) names, as a subquery
+ * of one row (`McpScopeRow`) that another query may carry along (a lateral join), so that
+ * authenticating an MCP request and finding its scope take one round trip. `preferred`: the agent
+ * chosen at the OAuth login, if any.
+ */
+export function mcpScopeQuery(
+  teamId: string,
+  named: string | undefined,
+  preferred: string | null,
+): { sql: string; bindings: (string | boolean | null)[] } {
+  const wanted = named ?? preferred;
+  const wantedId = wanted && AGENT_ID.test(wanted) ? wanted : null;
+  return {
+    sql: `SELECT agent.id AS agent_id, agent.mode AS agent_mode,
+                 ARRAY(SELECT app FROM team_apps WHERE team_apps.team_id = ${teamId}) AS apps
+            FROM (SELECT 1) AS one
+            LEFT JOIN LATERAL (
+              SELECT id, mode FROM agents
+               WHERE agents.team_id = ${teamId} AND (? = false OR id = CAST(? AS uuid))
+               ORDER BY (id = CAST(? AS uuid)) IS TRUE DESC, seq
+               LIMIT 1
+            ) AS agent ON true`,
+    bindings: [named !== undefined, wantedId, wantedId],
+  };
+}
+
+/** The scope in a row of `mcpScopeQuery` for `named`, or its 404 or 422. */
+export function mcpScopeOf(row: McpScopeRow, named: string | undefined): McpScope {
+  if (!row.agent_id) {
+    if (named !== undefined) throw notFound('Agent');
+    throw new AppError(422, 'no_agent', 'The team has no agent to send with');
+  }
+  return { agent: { id: row.agent_id, mode: row.agent_mode! }, installed: installedOf(row.apps) };
+}
+
+const AGENT_ID = /^[0-9a-f-]{36}$/i;
 
 export async function sendingAgent(
   db: Db,

@@ -49,9 +49,12 @@ export function appSlug(raw: string): AppSlug {
 }
 
 export async function installedApps(db: Db, teamId: string): Promise<Set<AppSlug>> {
-  const rows: { app: AppSlug }[] = await db('team_apps').where({ team_id: teamId }).select('app');
-  return new Set(rows.map((r) => r.app).filter((app) => app in APPS));
+  const rows: { app: string }[] = await db('team_apps').where({ team_id: teamId }).select('app');
+  return installedOf(rows.map((r) => r.app));
 }
+
+/** The apps of the catalog among a team's `team_apps` rows (a retired app's row is ignored). */
+export const installedOf = (apps: string[]): Set<AppSlug> => new Set(apps.filter((app): app is AppSlug => app in APPS));
 
 /** The catalog, with what this team has installed. */
 export async function listApps(db: Db, teamId: string): Promise<AppJson[]> {

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import type { RateDecision, RateLimits } from '../platform/rateLimits';
 import { findApiTokenOwner, liveApiToken, touchApiToken } from './apiTokens';
 import type { TeamRef } from '../platform/context';
 import { AppError } from '../platform/errors';
@@ -147,17 +149,7 @@ export async function authenticateForTeam(
     throw await teamRequired(db, owner.userId);
   }
   if (apiToken && slug !== undefined) {
-    const row = await apiToken
-      .leftJoin('teams', 'teams.slug', db.raw('?', [slug]))
-      .leftJoin('memberships', (j) =>
-        j.on('memberships.team_id', 'teams.id').andOn('memberships.user_id', 'api_tokens.user_id'),
-      )
-      .first(
-        'api_tokens.id as tokenId',
-        'api_tokens.user_id as userId',
-        'memberships.team_id as teamId',
-        'teams.plan as plan',
-      );
+    const row = await apiTokenInTeam(db, apiToken, slug).first();
     if (!row) throw unknownCredential(audience);
     const principal = apiTokenPrincipal(db, row);
     if (!row.teamId) throw notAMember(slug);
@@ -170,6 +162,78 @@ export async function authenticateForTeam(
   if (slug !== undefined && oauth.teamSlug !== slug)
     throw new AppError(403, 'forbidden', `This access token acts for another team, not "${slug}"`);
   return { principal: oauthPrincipal(oauth), team: { id: oauth.teamId, slug: oauth.teamSlug, plan: oauth.plan } };
+}
+
+/** An API token's row with the team `slug` names, if its user is a member (`teamId` null if not). */
+const apiTokenInTeam = (db: Db, apiToken: Knex.QueryBuilder, slug: string) =>
+  apiToken
+    .leftJoin('teams', 'teams.slug', db.raw('?', [slug]))
+    .leftJoin('memberships', (j) =>
+      j.on('memberships.team_id', 'teams.id').andOn('memberships.user_id', 'api_tokens.user_id'),
+    )
+    .select(
+      'api_tokens.id as tokenId',
+      'api_tokens.user_id as userId',
+      'memberships.team_id as teamId',
+      'teams.plan as plan',
+    )
+    .limit(1);
+
+/**
+ * A subquery of one row that the authentication of a team request may carry along (a lateral
+ * join, in the same round trip), over the team that `teamId` (an SQL expression) names.
+ */
+export type Alongside = (teamId: string) => { sql: string; bindings: Knex.Value[] };
+
+/**
+ * `authenticateForTeam`, with the request counted against the team's quota (`RateLimits`) in the
+ * same round trip for an API token (the hot path: one statement, not two), and `alongside`'s row
+ * fetched in it too; an OAuth token's team is counted after its own query, and `alongside` is
+ * left to the caller (undefined). Throws 429 `rate_limited` past the quota, after the 401 and 403
+ * of the credential and the team, as counting after authenticating does.
+ */
+export async function authenticateTeamRequest<Row = never>(
+  db: Db,
+  rateLimits: RateLimits,
+  authorization: string | undefined,
+  slug: string | undefined,
+  audience: Audience,
+  alongside?: Alongside,
+): Promise<{ principal: Principal; team: TeamRef; rate: RateDecision; alongside?: Row }> {
+  const token = bearerToken(authorization, audience);
+  const apiToken = slug === undefined ? null : liveApiToken(db, token);
+  if (apiToken && slug !== undefined) {
+    const count = rateLimits.apiRequestCount('caller', { teamId: 'caller."teamId"', plan: 'caller.plan' });
+    const query = db
+      .with('caller', apiTokenInTeam(db, apiToken, slug))
+      .with('counted', db.raw(count.sql, count.bindings))
+      .from('caller')
+      .joinRaw('LEFT JOIN counted ON true');
+    const extra = alongside?.('caller."teamId"');
+    if (extra) query.joinRaw(`LEFT JOIN LATERAL (${extra.sql}) AS alongside ON true`, extra.bindings);
+    const row:
+      | { tokenId: string; userId: string; teamId: string | null; plan: string; points: number; expire: string | null }
+      | undefined = await query.first(
+      'caller.tokenId',
+      'caller.userId',
+      'caller.teamId',
+      'caller.plan',
+      'counted.points',
+      'counted.expire',
+      ...(extra ? [db.raw('to_jsonb(alongside.*) AS alongside')] : []),
+    );
+    if (!row) throw unknownCredential(audience);
+    const principal = apiTokenPrincipal(db, row);
+    if (!row.teamId) throw notAMember(slug);
+    return {
+      principal,
+      team: { id: row.teamId, slug, plan: row.plan },
+      rate: rateLimits.apiDecision(row.plan, row),
+      ...(extra ? { alongside: (row as { alongside?: Row }).alongside } : {}),
+    };
+  }
+  const { principal, team } = await authenticateForTeam(db, authorization, slug, audience);
+  return { principal, team, rate: await rateLimits.consumeApiRequest(team) };
 }
 
 /** An API token without `X-Team-Slug`: what to send, with the caller's own teams as the example. */
@@ -239,6 +303,25 @@ export async function authenticateForMcp(
   const oauth = await oauthTokenRow(db, token, audience);
   if (!oauth) throw unknownCredential(audience);
   return { principal: oauthPrincipal(oauth), team: { id: oauth.teamId, slug: oauth.teamSlug, plan: oauth.plan } };
+}
+
+/**
+ * `authenticateForMcp`; an API token naming its team (`X-Team-Slug`) is also counted against the
+ * team's quota in the same round trip (`rate`, or 429), with `alongside`'s row, as
+ * `authenticateTeamRequest` does. Any other caller comes back uncounted (`rate` and `alongside`
+ * undefined), for the caller to count and query.
+ */
+export async function authenticateMcpRequest<Row = never>(
+  db: Db,
+  rateLimits: RateLimits,
+  authorization: string | undefined,
+  slug: string | undefined,
+  audience: Audience,
+  alongside?: Alongside,
+): Promise<{ principal: Principal; team: TeamRef; rate?: RateDecision; alongside?: Row }> {
+  if (slug && liveApiToken(db, bearerToken(authorization, audience)))
+    return authenticateTeamRequest<Row>(db, rateLimits, authorization, slug, audience, alongside);
+  return authenticateForMcp(db, authorization, slug, audience);
 }
 
 const notAMember = (slug: string) => new AppError(403, 'forbidden', `You are not a member of team "${slug}"`);

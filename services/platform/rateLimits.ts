@@ -70,9 +70,14 @@ const decision = (limit: number, res: RateLimiterRes): RateDecision => ({
   resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
 });
 
+const planLimitMessage = (window: RateWindow) =>
+  `Rate limit of ${window.requests} requests per ${window.perSeconds} s reached for this team; retry later`;
+
 /** Every quota of the service, one place. */
 export class RateLimits {
   private readonly plans = new Map<string, { window: RateWindow; limiter: RateLimiterAbstract }>();
+  /** Per plan, its window in ms, as JSON for `apiRequestCount` (a plan not listed counts as free). */
+  private readonly windowsMs: string;
   private readonly loginAccount: RateLimiterAbstract;
   private readonly loginAddress: RateLimiterAbstract;
   private readonly registration: RateLimiterAbstract;
@@ -83,6 +88,9 @@ export class RateLimits {
   ) {
     for (const [plan, window] of Object.entries(settings.plans))
       this.plans.set(plan, { window, limiter: createLimiter(db, `api:${plan}`, window) });
+    this.windowsMs = JSON.stringify(
+      Object.fromEntries([...this.plans].map(([plan, { window }]) => [plan, window.perSeconds * 1000])),
+    );
     this.loginAccount = createLimiter(db, 'login:account', settings.loginPerAccount);
     this.loginAddress = createLimiter(db, 'login:address', settings.loginPerAddress);
     this.registration = createLimiter(db, 'register:address', settings.registrationPerAddress);
@@ -95,11 +103,52 @@ export class RateLimits {
       return decision(window.requests, await planLimiter.consume(team.id));
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      throw rateLimited(
-        decision(window.requests, rejection),
-        `Rate limit of ${window.requests} requests per ${window.perSeconds} s reached for this team; retry later`,
-      );
+      throw rateLimited(decision(window.requests, rejection), planLimitMessage(window));
     }
+  }
+
+  /**
+   * `consumeApiRequest` as one statement a query can carry along (a CTE), so that authenticating
+   * a request and counting it take one round trip: `from` names a row source, `teamId` and `plan`
+   * its columns of the team (null: nothing is counted) and the team's plan. Same table, keys, window and reset rule as
+   * the limiter (rate-limiter-flexible's upsert); the statement returns `points` and `expire`,
+   * which `apiDecision` turns into the answer.
+   */
+  apiRequestCount(
+    from: string,
+    { teamId, plan: planColumn }: { teamId: string; plan: string },
+    now = Date.now(),
+  ): { sql: string; bindings: (string | number)[] } {
+    const windows = this.windowsMs;
+    const plan = `CASE WHEN (?::jsonb ->> ${planColumn}) IS NULL THEN 'free' ELSE ${planColumn} END`;
+    return {
+      sql: `INSERT INTO rate_limits (key, points, expire)
+            SELECT 'api:' || ${plan} || ':' || ${teamId}::text, 1, ?::bigint + (?::jsonb ->> ${plan})::bigint
+              FROM ${from} WHERE ${teamId} IS NOT NULL
+            ON CONFLICT (key) DO UPDATE SET
+              points = CASE WHEN rate_limits.expire <= ?::bigint THEN 1 ELSE rate_limits.points + 1 END,
+              expire = CASE WHEN rate_limits.expire <= ?::bigint THEN excluded.expire ELSE rate_limits.expire END
+            RETURNING points, expire`,
+      bindings: [windows, now, windows, windows, now, now],
+    };
+  }
+
+  /** The decision on a request `apiRequestCount` counted; throws 429 `rate_limited` past the quota. */
+  apiDecision(
+    plan: string,
+    counted: { points: number; expire: number | string | null },
+    now = Date.now(),
+  ): RateDecision {
+    const { window } = this.plans.get(plan) ?? this.plans.get('free')!;
+    const expire = counted.expire === null ? null : Number(counted.expire);
+    const res = new RateLimiterRes(
+      Math.max(window.requests - counted.points, 0),
+      expire === null ? -1 : Math.max(expire - now, 0),
+      counted.points,
+    );
+    const made = decision(window.requests, res);
+    if (counted.points > window.requests) throw rateLimited(made, planLimitMessage(window));
+    return made;
   }
 
   /** Seconds until a login for this account from this address may be tried again; 0: now. */

@@ -101,4 +101,45 @@ describe('rate limits per plan, shared by every API process', () => {
     expect(free.status).toBe(200);
     expect(free.headers.get('ratelimit-limit')).toBe('600');
   });
+
+  it('one counter per team whichever path counts a request, reset when its window has passed; an unknown plan counts as free', async () => {
+    const team = await newTeam(db, 'tiny');
+    await db('teams').where({ id: team.teamId }).update({ plan: 'tiny' });
+    const api = apiClient(servers[0].baseUrl, team);
+    const limiter = servers[1].ctx.rateLimits;
+    // An API token is counted in its authentication's statement; the limiter itself counts the rest (OAuth, MCP rooms).
+    expect((await api.get('/agents')).headers.get('ratelimit-remaining')).toBe('2');
+    expect((await limiter.consumeApiRequest({ id: team.teamId, plan: 'tiny' })).remaining).toBe(1);
+    expect((await api.get('/agents')).headers.get('ratelimit-remaining')).toBe('0');
+    await expect(limiter.consumeApiRequest({ id: team.teamId, plan: 'tiny' })).rejects.toMatchObject({
+      code: 'rate_limited',
+    });
+    expect((await api.get('/agents')).status).toBe(429);
+    const key = `api:tiny:${team.teamId}`;
+    expect(await db('rate_limits').where({ key }).first('points')).toEqual({ points: 5 });
+
+    // The window has passed: the count starts again at one, with a new window.
+    await db('rate_limits')
+      .where({ key })
+      .update({ expire: Date.now() - 1 });
+    const again = await api.get('/agents');
+    expect(again.status).toBe(200);
+    expect(again.headers.get('ratelimit-remaining')).toBe('2');
+    expect(Number(again.headers.get('ratelimit-reset'))).toBe(60);
+    const { expire } = await db('rate_limits').where({ key }).first('expire');
+    expect(Number(expire)).toBeGreaterThan(Date.now() + 55_000);
+
+    // A plan the settings do not name gets free's quota and counter.
+    const gold = await newTeam(db, 'gold');
+    await db('teams').where({ id: gold.teamId }).update({ plan: 'gold' });
+    const res = await apiClient(servers[0].baseUrl, gold).get('/agents');
+    expect(res.headers.get('ratelimit-limit')).toBe('600');
+    expect(res.headers.get('ratelimit-remaining')).toBe('599');
+    expect(
+      await db('rate_limits')
+        .where({ key: `api:free:${gold.teamId}` })
+        .first('points'),
+    ).toEqual({ points: 1 });
+    expect((await limiter.consumeApiRequest({ id: gold.teamId, plan: 'gold' })).remaining).toBe(598);
+  });
 });

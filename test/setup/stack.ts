@@ -121,13 +121,19 @@ async function startEntryProcess(
       output += chunk.toString();
       if (output.includes(readyMarker)) {
         clearTimeout(timer);
+        // Ready: the output is no longer kept (a busy API logs a line per request, and joining and
+        // searching an ever longer string cost the load generator more CPU the longer a bench ran).
+        child.stdout!.off('data', onData);
+        child.stderr!.off('data', onError);
+        output = '';
         resolve();
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => {
+    const onError = (chunk: Buffer) => {
       output += chunk.toString();
-    });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onError);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${entry} exited (${code}):\n${output}`));
