@@ -271,7 +271,8 @@ describe('console: sign-in gate and approvals inbox', () => {
     expect((await suite.api.post(`/campaigns/${campaign.id}/send`, {})).body.status).toBe('sending');
 
     const { page, complaints } = await browser.signedIn('/app/approvals', DESKTOP);
-    const both = page.locator(`article[data-key="cards-${campaign.id}:${alan.id},${grace.id}"]`);
+    // Cards come in send order, which is contact id order (the snapshot's, docs/CAMPAIGNS.md).
+    const both = page.locator(`article[data-key="cards-${campaign.id}:${[alan.id, grace.id].sort().join(',')}"]`);
     const text = await textWhen(both, /Card news/);
     expect(text).toMatch(/Campaign approval cards/i);
     expect(text).toMatch(/Channel\s+Email/);
