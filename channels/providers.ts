@@ -93,10 +93,11 @@ function sandbox(db: Db, teamId: string): PooledProvider {
 
 /**
  * The Message-ID of the message sent with `idempotencyKey`: the key itself, spelled in a
- * Message-ID's characters (ids joined by `:` become ids joined by `.`; a key of another
- * shape has each byte outside letters, digits, `_` and `-` written `=XX`). The same key always gives the same Message-ID, so a receiver drops a repeat; and keys
- * that sort give Message-IDs that sort the same way, so recording a campaign's chunk appends to
- * the provider-message index instead of landing on a random page per message.
+ * Message-ID's characters (ids joined by `:` become ids joined by `.`; a key of another shape has
+ * each byte outside letters, digits, `_` and `-` written `=XX`). The same key always gives the
+ * same Message-ID, so a receiver drops a repeat; and keys that sort give Message-IDs that sort
+ * the same way, so recording a campaign's chunk appends to the provider-message index instead of
+ * landing on a random page per message.
  */
 export function smtpMessageId(idempotencyKey: string, domain: string): string {
   // Our keys are ids joined by `:`; only another shape takes the byte-by-byte path.
