@@ -42,6 +42,8 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16).optional(),
   /** Where the worker serves Temporal SDK metrics for Prometheus (e.g. 0.0.0.0:9464); unset: off. */
   WORKER_METRICS_BIND: z.string().optional(),
+  /** Workflows the worker keeps in memory between their tasks; unset: the SDK's default for the heap. */
+  WORKER_CACHED_WORKFLOWS: z.coerce.number().int().min(2).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Rows per contacts.import activity; each batch is one activity with heartbeats. */
   IMPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(2000),

@@ -3,13 +3,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { WorkflowExecutionStatusName, WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
-import {
-  jobProgressSchema,
-  jobWorkflowName,
-  progress as progressQuery,
-  type JobProgress,
-  type JobWorkflow,
-} from '../../workflows/contracts/job';
+import { jobWorkflowName, progress as progressQuery, type JobWorkflow } from '../../workflows/contracts/job';
+import { jobProgressSchema, type JobProgress } from '../../workflows/contracts/schemas';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import type { AppContext, TeamRef } from '../platform/context';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorBodySchema, type ErrorBody } from '../../workflows/contracts/errorBody';
+import { errorBodySchema, type ErrorBody } from '../../workflows/contracts/schemas';
 
 /** The spec's Error resource (defined with the workflow contracts, whose results carry it). */
 export { errorBodySchema, type ErrorBody };

@@ -140,8 +140,20 @@ async function startEntryProcess(
     });
   });
   child.stdout!.resume();
-  child.stderr!.resume();
+  // A process that dies on its own later (a crash, an out-of-memory) says why: its last stderr is kept.
+  let stderrTail = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString()).slice(-8192);
+  });
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping)
+      console.error(
+        `[test stack] ${entry} (pid ${child.pid}) ended (${signal ?? code}) without being stopped here:\n${stderrTail}`,
+      );
+  });
   const end = async (signal: NodeJS.Signals) => {
+    stopping = true;
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import ts from 'typescript';
 import { campaignWorkflowName } from '../../workflows/contracts/campaign';
 import { campaignContactWorkflowName } from '../../workflows/contracts/campaignContact';
@@ -76,10 +77,7 @@ describe('workflow contracts and layering', () => {
       .filter((f) => rel(f).startsWith('workflows/') && !rel(f).startsWith('workflows/contracts/'))
       .flatMap((file) =>
         importsOf(file)
-          .filter(
-            (target) =>
-              !(target === '@temporalio/workflow' || target === 'zod' || rel(target).startsWith('workflows/')),
-          )
+          .filter((target) => !(target === '@temporalio/workflow' || rel(target).startsWith('workflows/')))
           .map((t) => `${rel(file)} → ${t}`),
       );
     expect(outside).toEqual([]);
@@ -102,6 +100,19 @@ describe('workflow contracts and layering', () => {
       );
     expect(outside).toEqual([]);
   });
+
+  it('the workflow bundle leaves zod out: contracts take their types from schemas.ts with import type', async () => {
+    // The worker evaluates the bundle's modules again for every workflow it instantiates; zod's
+    // schema construction cost a third of the workflow thread's time (docs/BENCHMARKS.md, run 24).
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: path.join(root, 'workflows', 'index.ts'),
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+    });
+    const modules = [...code.matchAll(/^\/\*\*\*\/ "([^"]+)"/gm)].map((m) => m[1]);
+    expect(modules).toContain('./workflows/enrollment.ts');
+    expect(modules.filter((m) => m.includes('node_modules/zod/'))).toEqual([]);
+    expect(modules).not.toContain('./workflows/contracts/schemas.ts');
+  }, 60_000);
 
   it('each contract names a workflow the worker registers', () => {
     const registered = [

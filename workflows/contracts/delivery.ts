@@ -1,25 +1,17 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import { z } from 'zod';
 import { approve as anyApproval, type ApprovalEdits } from './approval';
-import { errorBodySchema } from './errorBody';
 import type { ExecutionActivities, ExecutionStatus } from './execution';
+import type { DeliveryDraft, DeliveryJson } from './schemas';
 
 /**
  * The contract of `delivery-<executionId>`: what the API starts, approves, declines and queries,
- * and what the worker's delivery activities implement. services/deliveries/deliveryTypes.ts re-exports the
- * schemas for the API.
+ * and what the worker's delivery activities implement. Its schemas are in ./schemas, which
+ * services/deliveries/deliveryTypes.ts re-exports for the API.
  */
 
 export const deliveryWorkflowName = 'deliveryWorkflow';
 
-export const deliveryDraftSchema = z.object({
-  subject: z.string().optional(),
-  /** The sender's text; what an approver may edit. */
-  message: z.string(),
-  /** The deliverables: titles, links, passwords and file links, appended to the message. */
-  links: z.string(),
-});
-export type DeliveryDraft = z.infer<typeof deliveryDraftSchema>;
+export type { DeliveryDraft, DeliveryJson };
 
 export interface DeliveryRecipient {
   contactId: string;
@@ -38,25 +30,6 @@ export interface DeliveryInput {
   artifactIds: string[];
   recipients: DeliveryRecipient[];
 }
-
-export const deliverySchema = z.object({
-  id: z.string(),
-  executionId: z.string(),
-  /** The recipient of this message (kept even if an artifact's contact changes later). */
-  contactId: z.string(),
-  artifactIds: z.array(z.string()),
-  integration: z.string(),
-  provider: z.string(),
-  to: z.string(),
-  subject: z.string().nullable(),
-  message: z.string(),
-  status: z.enum(['sent', 'failed']),
-  providerMessageId: z.string().nullable(),
-  error: errorBodySchema.nullable(),
-  sentAt: z.iso.datetime().nullable(),
-  createdAt: z.iso.datetime(),
-});
-export type DeliveryJson = z.infer<typeof deliverySchema>;
 
 export interface DeliveryOutcome {
   contactId: string;

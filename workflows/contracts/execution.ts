@@ -1,15 +1,7 @@
-import { z } from 'zod';
+import type { ExecutionStatus } from './schemas';
 
-/** A warp execution (`wx_…`): the read model every approval-gated workflow writes its status to. */
-export const executionStatusSchema = z.enum([
-  'pending_approval',
-  'running',
-  'succeeded',
-  'failed',
-  'declined',
-  'expired',
-]);
-export type ExecutionStatus = z.infer<typeof executionStatusSchema>;
+/** A warp execution's status; its schema is in ./schemas (kept out of the workflow bundle). */
+export type { ExecutionStatus };
 
 /** The status write both the delivery and the warp-execution workflows make (one activity, `recordExecution`). */
 export interface ExecutionActivities {

@@ -1,6 +1,6 @@
 import { defineQuery } from '@temporalio/workflow';
-import { z } from 'zod';
 import type { ErrorBody } from './errorBody';
+import type { JobProgress } from './schemas';
 
 /** The contract of `job-<jobId>`: what the API starts and queries, and what the worker's activities implement. */
 
@@ -41,12 +41,7 @@ export interface JobWorkflowArgs {
 export type JobResult = Record<string, unknown>;
 export type JobWorkflow = (args: JobWorkflowArgs) => Promise<JobResult>;
 
-export const jobProgressSchema = z.object({
-  phase: z.enum(['starting', 'importing', 'exporting', 'ingesting', 'finishing']),
-  completed: z.number().int(),
-  total: z.number().int().nullable(),
-});
-export type JobProgress = z.infer<typeof jobProgressSchema>;
+export type { JobProgress };
 export const progress = defineQuery<JobProgress>('progress');
 
 /** A job's `error` is the spec's Error resource. */
