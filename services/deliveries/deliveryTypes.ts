@@ -1,7 +1,7 @@
 /**
  * What the delivery workflow, its activities and the API share. The definitions live in the
- * workflow contracts (workflows/contracts/, the schemas in its schemas.ts), which import nothing from services/; this module
- * keeps the API's import path.
+ * workflow contracts (workflows/contracts/, the schemas in its schemas.ts), which import nothing
+ * from services/; this module keeps the API's import path.
  */
 export {
   executionStatusSchema,
