@@ -1,8 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { freePort } from './freePort';
 import { ensureSearchAttributes } from './searchAttributes';
 
 export interface DevServer {
@@ -13,21 +13,15 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-export async function waitForTemporal(address: string, namespace: string, timeoutMs = 60_000): Promise<Connection> {
+export async function waitForTemporal(
+  address: string,
+  namespace: string,
+  timeoutMs = 60_000,
+  signal?: AbortSignal,
+): Promise<Connection> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    signal?.throwIfAborted();
     try {
       const connection = await Connection.connect({ address, connectTimeout: 2_000 });
       await connection.workflowService.describeNamespace({ namespace });
@@ -86,18 +80,32 @@ export async function startDevServer(opts: {
     fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);
   }
-  const out = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
+  const out = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'pipe';
   const child: ChildProcess = spawn(opts.cliPath, args, { stdio: ['ignore', out, out] });
+  // Without a log file, the output's tail is kept for the error if the server exits early.
+  let outputTail = '';
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.on('data', (chunk: Buffer) => {
+      outputTail = (outputTail + chunk.toString()).slice(-8192);
+    });
+    // A test that forgets to stop its server must not be kept alive by these pipes.
+    (stream as unknown as { unref?: () => void } | null)?.unref?.();
+  }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // If our process ends without stopping the server (a crash, a second Ctrl-C), the server goes too.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const address = `127.0.0.1:${port}`;
+  const gaveUp = new AbortController();
   try {
     const connection = await Promise.race([
-      waitForTemporal(address, namespace),
+      waitForTemporal(address, namespace, undefined, gaveUp.signal),
       exited.then(() => {
-        throw new Error(`temporal server start-dev exited early (see ${opts.logFile ?? 'its output'})`);
+        gaveUp.abort();
+        const output = opts.logFile ? `see ${opts.logFile}` : `its output:\n${outputTail}`;
+        throw new Error(
+          `temporal server start-dev on ${address} exited early (${child.exitCode ?? child.signalCode}); ${output}`,
+        );
       }),
     ]);
     await ensureSearchAttributes(connection, namespace);

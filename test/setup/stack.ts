@@ -6,7 +6,8 @@ import { createDb, migrateLatest } from '../../db/knex';
 import { createDatabase, dropDatabase, ensurePostgres, PostgresHandle } from '../../db/postgres';
 import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
 import { ensureTemporalCli } from '../../temporal/cli';
-import { DevServer, freePort, startDevServer } from '../../temporal/devServer';
+import { DevServer, startDevServer } from '../../temporal/devServer';
+import { freePort } from '../../temporal/freePort';
 import { EntryPoint, nodeArgsFor } from '../../entryPoints';
 
 export const projectRoot = path.resolve(__dirname, '../..');

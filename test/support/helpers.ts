@@ -1,4 +1,4 @@
-import net from 'node:net';
+import { freePort } from '../../temporal/freePort';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,7 +35,7 @@ export async function startTestApi(
  * {auth_url}, {site_url}): four loopback addresses on one port, all served by this one process.
  */
 export async function startTestApiOnFourHosts(db: Db, env: Record<string, string> = {}) {
-  const port = await freePort();
+  const port = await freePort('0.0.0.0');
   return startTestApi(db, {
     HOST: '0.0.0.0',
     PORT: String(port),
@@ -45,14 +45,6 @@ export async function startTestApiOnFourHosts(db: Db, env: Record<string, string
     SITE_URL: `http://127.0.0.4:${port}`,
     ...env,
   });
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '0.0.0.0', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 export interface TestTeam {
