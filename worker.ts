@@ -45,7 +45,7 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
       : { workflowsPath: require.resolve('./workflows') }),
     // Activities mostly wait on Postgres; a few at a time per core keeps the pool busy, not swamped.
     maxConcurrentActivityTaskExecutions: 20,
-    ...(config.WORKER_CACHED_WORKFLOWS ? { maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS } : {}),
+    maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS,
   });
   // Webhook batches on a task queue of their own (docs/EVENTS.md › Delivery in batches): they wait
   // on receivers, not on Postgres, and a burst or a slow receiver never holds the slots above.
