@@ -25,6 +25,39 @@ export interface JobActivityDeps {
 
 const MAX_ERRORS_PER_BATCH = 200;
 const EXPORT_PAGE_SIZE = 5_000;
+const EXPORT_COLUMNS = [
+  'id',
+  'name',
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'company',
+  'title',
+  'location',
+  'tags',
+  'marketingConsent',
+  'consentSource',
+  'consentAt',
+  'createdAt',
+];
+
+const csvRow = (c: ContactRow) => [
+  c.id,
+  c.name,
+  c.first_name,
+  c.last_name,
+  c.email,
+  c.phone,
+  c.company,
+  c.title,
+  c.location,
+  c.tags.join(';'),
+  c.marketing_consent,
+  c.consent_source,
+  c.consent_at?.toISOString(),
+  c.created_at.toISOString(),
+];
 
 function heartbeat(details?: unknown): void {
   // Outside a worker (plain function calls in scripts) there is no activity context.
@@ -40,6 +73,57 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
     const job = await db('jobs').where({ id: jobId }).first('id', 'team_id', 'type', 'input');
     if (!job) throw ApplicationFailure.nonRetryable(`Job ${jobId} does not exist`, 'InvalidJobInput');
     return job as { id: string; team_id: string; type: string; input: Record<string, unknown> };
+  }
+
+  /** `onePageOnly`: give up (null) before writing anything when the contacts do not fit in one page. */
+  async function exportContactsCsv(jobId: string, onePageOnly: boolean): Promise<ExportResult | null> {
+    const job = await loadJob(jobId);
+    const input = job.input as ExportInput;
+    const pageAfter = (after: number, limit: number): Promise<ContactRow[]> =>
+      db('contacts')
+        .where({ team_id: job.team_id })
+        .where('seq', '>', after)
+        .modify((q) => {
+          if (input.tags) q.whereRaw('tags && ?::text[]', [input.tags]);
+        })
+        .orderBy('seq')
+        .limit(limit);
+    // One row more than a page tells whether the contacts fit in it.
+    let page = await pageAfter(0, onePageOnly ? EXPORT_PAGE_SIZE + 1 : EXPORT_PAGE_SIZE);
+    if (onePageOnly && page.length > EXPORT_PAGE_SIZE) return null;
+    const mediaId = `med_${jobId.slice(4)}`;
+    const filename = `contacts-${new Date().toISOString().slice(0, 10)}-${jobId}.csv`;
+    const storageKey = `${job.team_id}/${mediaId}.csv`;
+    const out = storage.createWriteStream(storageKey);
+    let bytes = 0;
+    const write = async (text: string) => {
+      bytes += Buffer.byteLength(text);
+      if (!out.write(text)) await once(out, 'drain');
+    };
+    await write(stringify([EXPORT_COLUMNS]));
+    let rowCount = 0;
+    for (;;) {
+      await write(stringify(page.map(csvRow)));
+      rowCount += page.length;
+      heartbeat({ rowCount });
+      // A short page is the last one.
+      if (page.length < EXPORT_PAGE_SIZE) break;
+      page = await pageAfter(page[page.length - 1].seq, EXPORT_PAGE_SIZE);
+    }
+    out.end();
+    await once(out, 'finish');
+    await db('media')
+      .insert({
+        id: mediaId,
+        team_id: job.team_id,
+        filename,
+        content_type: 'text/csv',
+        size_bytes: bytes,
+        storage_key: storageKey,
+      })
+      .onConflict('id')
+      .merge(['filename', 'size_bytes']);
+    return { mediaId, filename, contentType: 'text/csv', rowCount, bytes };
   }
 
   return {
@@ -141,84 +225,12 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
 
     /** Writes the team's contacts as CSV into team media; the media id is derived from the job, so a retry overwrites. */
     async exportContacts(jobId: string): Promise<ExportResult> {
-      const job = await loadJob(jobId);
-      const input = job.input as ExportInput;
-      const mediaId = `med_${jobId.slice(4)}`;
-      const filename = `contacts-${new Date().toISOString().slice(0, 10)}-${jobId}.csv`;
-      const storageKey = `${job.team_id}/${mediaId}.csv`;
-      const out = storage.createWriteStream(storageKey);
-      const columns = [
-        'id',
-        'name',
-        'firstName',
-        'lastName',
-        'email',
-        'phone',
-        'company',
-        'title',
-        'location',
-        'tags',
-        'marketingConsent',
-        'consentSource',
-        'consentAt',
-        'createdAt',
-      ];
-      let bytes = 0;
-      const write = async (text: string) => {
-        bytes += Buffer.byteLength(text);
-        if (!out.write(text)) await once(out, 'drain');
-      };
-      await write(stringify([columns]));
-      let after = 0;
-      let rowCount = 0;
-      for (;;) {
-        const page: ContactRow[] = await db('contacts')
-          .where({ team_id: job.team_id })
-          .where('seq', '>', after)
-          .modify((q) => {
-            if (input.tags) q.whereRaw('tags && ?::text[]', [input.tags]);
-          })
-          .orderBy('seq')
-          .limit(EXPORT_PAGE_SIZE);
-        if (page.length === 0) break;
-        await write(
-          stringify(
-            page.map((c) => [
-              c.id,
-              c.name,
-              c.first_name,
-              c.last_name,
-              c.email,
-              c.phone,
-              c.company,
-              c.title,
-              c.location,
-              c.tags.join(';'),
-              c.marketing_consent,
-              c.consent_source,
-              c.consent_at?.toISOString(),
-              c.created_at.toISOString(),
-            ]),
-          ),
-        );
-        rowCount += page.length;
-        after = page[page.length - 1].seq;
-        heartbeat({ rowCount });
-      }
-      out.end();
-      await once(out, 'finish');
-      await db('media')
-        .insert({
-          id: mediaId,
-          team_id: job.team_id,
-          filename,
-          content_type: 'text/csv',
-          size_bytes: bytes,
-          storage_key: storageKey,
-        })
-        .onConflict('id')
-        .merge(['filename', 'size_bytes']);
-      return { mediaId, filename, contentType: 'text/csv', rowCount, bytes };
+      return (await exportContactsCsv(jobId, false))!;
+    },
+
+    /** The same export, done only if the contacts fit in one page (else null, and nothing is written). */
+    async exportContactsInOnePage(jobId: string): Promise<ExportResult | null> {
+      return exportContactsCsv(jobId, true);
     },
 
     /** Chunks the job's text into the agent's knowledge; one document per job, so a retry adds nothing. */

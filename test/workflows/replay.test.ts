@@ -19,6 +19,7 @@ describe('workflow determinism (replay)', () => {
       'campaign-contact-approved.json',
       'campaign-schedule-cancelled.json',
       'campaign-send.json',
+      'contacts-export-as-activity.json',
       'contacts-export.json',
       'contacts-import-cancelled.json',
       'contacts-import.json',

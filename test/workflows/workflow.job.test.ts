@@ -4,6 +4,7 @@ import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { createJobActivities } from '../../activities/jobs';
 import { newId } from '../../services/platform/ids';
+import { contactRowValues } from '../../services/contacts/contacts';
 import { storeJobRows } from '../../services/jobs/jobs';
 import { LocalDiskStorage } from '../../services/media/storage';
 import {
@@ -22,8 +23,9 @@ import { recordHistory, sleep, useWorkflowSuite } from '../support/helpers';
  */
 describe('jobWorkflow on the Temporal test environment', () => {
   const taskQueue = 'workflow-unit';
+  const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tap-media-'));
   const suite = useWorkflowSuite('wf', taskQueue, (db) =>
-    createJobActivities({ db, storage: new LocalDiskStorage(fs.mkdtempSync(path.join(os.tmpdir(), 'tap-media-'))) }),
+    createJobActivities({ db, storage: new LocalDiskStorage(storageDir) }),
   );
 
   async function insertJob(
@@ -139,6 +141,45 @@ describe('jobWorkflow on the Temporal test environment', () => {
     });
   });
 
+  /** What an operator sees in the history: the activities scheduled, and how many local activities ran. */
+  async function activitiesOf(workflowId: string) {
+    const { events } = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
+    return {
+      scheduled: (events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []),
+      localActivities: (events ?? []).filter(
+        (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+      ).length,
+    };
+  }
+
+  it('exports contacts that do not fit in one page as an activity, page by page, every one of them', async () => {
+    const tag = `bulk-${Date.now()}`;
+    const rows = Array.from({ length: 5_001 }, (_, i) => ({
+      id: newId('ct'),
+      team_id: suite.team.teamId,
+      ...contactRowValues({ name: `Bulk ${i}`, email: `bulk${i}-${tag}@example.com`, tags: [tag] }),
+    }));
+    for (let i = 0; i < rows.length; i += 1_000) await suite.db('contacts').insert(rows.slice(i, i + 1_000));
+    const jobId = await insertJob('contacts.export', { tags: [tag] });
+    const exported = await suite.env.client.workflow.execute<JobWorkflow>(jobWorkflowName, {
+      taskQueue,
+      workflowId: `job-${jobId}`,
+      args: [{ jobId, type: 'contacts.export', importBatchSize: 10 }],
+    });
+    expect(exported).toMatchObject({ mediaId: `med_${jobId.slice(4)}`, rowCount: 5_001 });
+    // The one-page try read one row too many and gave up; the activity wrote the file.
+    expect(await activitiesOf(`job-${jobId}`)).toEqual({ scheduled: ['exportContacts'], localActivities: 3 });
+    const media = await suite.db('media').where({ id: exported.mediaId }).first('storage_key', 'size_bytes');
+    const csv = fs.readFileSync(path.join(storageDir, media.storage_key), 'utf8');
+    const lines = csv.trim().split('\n');
+    expect(lines).toHaveLength(5_002);
+    expect(lines[0]).toMatch(/^id,name,/);
+    expect(new Set(lines.slice(1).map((l) => l.split(',')[0]))).toEqual(new Set(rows.map((r) => r.id)));
+    expect(Buffer.byteLength(csv)).toBe(Number(media.size_bytes));
+    // The other exports here are of the whole team, which fits in one page without these.
+    await suite.db('contacts').where({ team_id: suite.team.teamId }).whereRaw('? = ANY(tags)', [tag]).delete();
+  });
+
   it('exports and ingests through the same workflow', async () => {
     const exportId = await insertJob('contacts.export', {});
     const exported = await suite.env.client.workflow.execute<JobWorkflow>(jobWorkflowName, {
@@ -147,6 +188,8 @@ describe('jobWorkflow on the Temporal test environment', () => {
       args: [{ jobId: exportId, type: 'contacts.export', importBatchSize: 10 }],
     });
     expect(exported).toMatchObject({ mediaId: `med_${exportId.slice(4)}`, contentType: 'text/csv' });
+    // Contacts that fit in one page are exported in the workflow task: no activity task.
+    expect(await activitiesOf(`job-${exportId}`)).toEqual({ scheduled: [], localActivities: 3 });
     recordHistory(suite.env, 'contacts-export', `job-${exportId}`);
 
     const ingestId = await insertJob('knowledge.ingest', {

@@ -71,6 +71,8 @@ export interface JobActivities {
   /** Rows [offset, offset+limit), idempotent per row: a retried batch reports the same counts. */
   importContactsBatch(args: { jobId: string; offset: number; limit: number }): Promise<Omit<ImportSummary, 'total'>>;
   exportContacts(jobId: string): Promise<ExportResult>;
+  /** The export, if the contacts fit in one page (5 000); else null, with nothing written. */
+  exportContactsInOnePage(jobId: string): Promise<ExportResult | null>;
   ingestKnowledge(jobId: string): Promise<IngestResult>;
 }
 
