@@ -44,8 +44,8 @@ const envSchema = z.object({
   WORKER_METRICS_BIND: z.string().optional(),
   /**
    * Workflows the worker keeps in memory between their tasks. The SDK's default for a 192 MiB heap
-   * is 10 (it reckons 1.7 MiB a workflow; ours take about 90 KiB), and it also caps the workflow
-   * tasks run at once: 16 jobs in flight then replayed their histories at every task (bench (b)).
+   * is 10 (it reckons 1.7 MiB a workflow; ours take about 90 KiB): with 16 jobs in flight, a job's
+   * next task mostly found its workflow evicted and replayed its history (bench (b)).
    */
   WORKER_CACHED_WORKFLOWS: z.coerce.number().int().min(2).default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
