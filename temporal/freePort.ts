@@ -1,21 +1,17 @@
 import fs from 'node:fs';
 import net from 'node:net';
 
-/** Ports below this are system ports; above the kernel's ephemeral range nothing is left. */
+/** The lowest port handed out: below it are well-known and registered services' ports. */
 const LOWEST_PORT = 10_000;
 
 /**
- * The kernel's ephemeral range: where `bind(0)` and every outgoing connection's local port come
- * from. Undefined where it cannot be read (not Linux).
+ * The lowest port of the kernel's ephemeral range, where `bind(0)` and every outgoing
+ * connection's local port come from. Undefined where it cannot be read (not Linux).
  */
-function ephemeralRange(): { low: number; high: number } | undefined {
+function ephemeralRangeStart(): number | undefined {
   try {
-    const [low, high] = fs
-      .readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
-      .trim()
-      .split(/\s+/)
-      .map(Number);
-    return low > LOWEST_PORT + 1000 ? { low, high } : undefined;
+    const [low] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return low > LOWEST_PORT + 1000 ? low : undefined;
   } catch {
     return undefined;
   }
@@ -50,10 +46,10 @@ async function ephemeralPort(host: string): Promise<number> {
  * server stopped for a restart; the server then fails with "address already in use".
  */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
-  const range = ephemeralRange();
-  if (range) {
+  const ephemeralStart = ephemeralRangeStart();
+  if (ephemeralStart) {
     for (let attempt = 0; attempt < 50; attempt++) {
-      const port = LOWEST_PORT + Math.floor(Math.random() * (range.low - LOWEST_PORT));
+      const port = LOWEST_PORT + Math.floor(Math.random() * (ephemeralStart - LOWEST_PORT));
       if (await canListen(port, host)) return port;
     }
   }

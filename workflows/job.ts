@@ -50,7 +50,7 @@ const inTheWorkflowTask = proxyLocalActivities<JobActivities>({
 });
 
 /** Marks the workflows that try the one-page export first (histories from before replay as they ran). */
-export const ONE_PAGE_EXPORTS_IN_THE_WORKFLOW_TASK = 'one-page-exports-in-the-workflow-task';
+const ONE_PAGE_EXPORTS_IN_THE_WORKFLOW_TASK = 'one-page-exports-in-the-workflow-task';
 
 /** A `warp.run` job: one activity; a rule the warp breaks fails it at once (non-retryable). */
 const warpJob = proxyActivities<WarpJobActivities>({
