@@ -2,8 +2,11 @@ import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@tempo
 import { AppError } from '../services/platform/errors';
 
 /** gRPC status codes that mean "Temporal did not answer", not "Temporal said no". */
+const CANCELLED = 1;
 const UNAVAILABLE = 14;
 const DEADLINE_EXCEEDED = 4;
+/** How close to its deadline a call may be cancelled by the server and still count as timed out. */
+const DEADLINE_SLACK_MS = 50;
 
 /**
  * The 503 a request gets when Temporal is down, frozen or too slow; the client retries after
@@ -59,6 +62,24 @@ export function isTemporalUnreachable(err: unknown): boolean {
       /Failed to connect before the deadline|connect ECONNREFUSED|Deadline exceeded/i.test(e.message)
     )
       return true;
+  }
+  return false;
+}
+
+/**
+ * A call the server cancelled at its deadline. A long poll (a workflow's result) that outlives its
+ * deadline sometimes ends in the server resetting the stream (CANCELLED, "Call cancelled") a
+ * moment before the client's own timer says DEADLINE_EXCEEDED; about one wait in twenty-five did.
+ * It ran out of time all the same: nothing else here cancels a call.
+ */
+function cancelledAtDeadline(err: unknown, deadline: number): boolean {
+  if (Date.now() < deadline - DEADLINE_SLACK_MS) return false;
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (e.code === CANCELLED) return true;
   }
   return false;
 }
@@ -119,9 +140,15 @@ export class TemporalGateway {
       return await client.withDeadline(deadline, () => fn(client));
     } catch (err) {
       if (err instanceof AppError) throw err;
-      if (err instanceof ConnectTimeout || isTemporalUnreachable(err)) this.lastUnreachableAt = Date.now();
-      if (err instanceof ConnectTimeout) throw temporalUnavailable(undefined, true);
-      if (isTemporalUnreachable(err)) throw temporalUnavailable(undefined, neverArrived(err));
+      if (err instanceof ConnectTimeout) {
+        this.lastUnreachableAt = Date.now();
+        throw temporalUnavailable(undefined, true);
+      }
+      if (cancelledAtDeadline(err, deadline)) throw temporalUnavailable(undefined, false);
+      if (isTemporalUnreachable(err)) {
+        this.lastUnreachableAt = Date.now();
+        throw temporalUnavailable(undefined, neverArrived(err));
+      }
       throw err;
     }
   }

@@ -20,12 +20,15 @@ export function testDb(): Db {
   return createDb(process.env.DATABASE_URL!, { max: 5 });
 }
 
-/** The real API on a free port, against the suite's Temporal and Postgres. */
+/**
+ * The real API on a free port, against the suite's Temporal and Postgres. It logs errors only: a
+ * 500 prints its stack, so a test that meets one in CI says why.
+ */
 export async function startTestApi(
   db: Db,
   env: Record<string, string> = {},
 ): Promise<RunningServer & { baseUrl: string }> {
-  const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env });
   const server = await startServer(config, db);
   return { ...server, baseUrl: server.ctx.config.baseUrl };
 }
