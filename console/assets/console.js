@@ -72,6 +72,14 @@
   /** Replaces an element's children, leaving out the null / false of conditional parts (the DOM would print "null"). */
   const fill = (el, ...children) =>
     el.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+  /**
+   * An email address or phone number that may wrap on a narrow card: after "@" and before a dot,
+   * where a reader expects it, never inside a word (the text nodes and <wbr>s to append).
+   */
+  const wrappable = (address) =>
+    String(address)
+      .split(/(?<=@)|(?=\.)/)
+      .flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]));
   /** "1 campaign", "2 campaigns". */
   const count = (n, noun) => n + ' ' + noun + (n === 1 ? '' : 's');
   const setStatus = (text) => {
@@ -204,7 +212,7 @@
             ? h(
                 'ul',
                 { class: 'plain recipients' },
-                view.recipients.map((r) => h('li', {}, (r.name ? r.name + ' — ' : '') + r.address)),
+                view.recipients.map((r) => h('li', {}, r.name ? r.name + ' — ' : '', wrappable(r.address))),
               )
             : null,
         ],
@@ -270,7 +278,7 @@
           h(
             'li',
             {},
-            h('span', { class: 'address' }, c.address || c.contactId),
+            h('span', { class: 'address' }, wrappable(c.address || c.contactId)),
             h(
               'span',
               { class: 'small-actions' },

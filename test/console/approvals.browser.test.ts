@@ -1,6 +1,7 @@
 import { bootstrapTeam } from '../../services/platform/teams';
 import { apiClient, newTeam, sleep, useProviderSuite } from '../support/helpers';
 import {
+  breaksInsideWords,
   consoleFetch,
   DESKTOP,
   expectPageIsClean,
@@ -281,6 +282,13 @@ describe('console: sign-in gate and approvals inbox', () => {
     expect(text).toContain('Hello, the cards are open.');
     for (const who of [alan, grace]) expect(text).toContain(who.email);
     await expectPageIsClean(page, complaints, 'console-04-inbox-campaign-cards');
+    // A long address wraps where a reader expects it (after "@", before a dot), on a desktop and a phone.
+    const addresses = 'ul.plain.recipients li, ul.decide .address';
+    expect(await breaksInsideWords(page, addresses)).toEqual([]);
+    await page.setViewportSize(PHONE);
+    expect(await breaksInsideWords(page, addresses)).toEqual([]);
+    await screenshot(page, 'console-04-inbox-campaign-cards-phone');
+    await page.setViewportSize(DESKTOP);
 
     // Approve Alan's card alone: the inbox then shows Grace's card only.
     await both.getByRole('button', { name: `Approve ${alan.email}` }).click();

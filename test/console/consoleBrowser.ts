@@ -68,6 +68,37 @@ export const scrollsSideways = (page: Page) =>
   page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth');
 
 /**
+ * Where the text of the elements `selector` matches wraps inside a word: each as "before|after",
+ * with what is on either side of the break. A break at a space, after "@" or before a dot is a
+ * word's edge. Read from the laid-out text, a character at a time, as a person sees it.
+ */
+export const breaksInsideWords = (page: Page, selector: string) =>
+  page.evaluate<string[]>(`(() => {
+    const bad = [];
+    for (const el of document.querySelectorAll(${JSON.stringify(selector)})) {
+      const chars = [];
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent;
+        for (let i = 0; i < text.length; i++) {
+          const range = document.createRange();
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const rect = range.getClientRects()[0];
+          if (rect) chars.push({ ch: text[i], top: rect.top });
+        }
+      }
+      const text = chars.map((c) => c.ch).join('');
+      for (let i = 1; i < chars.length; i++) {
+        if (chars[i].top <= chars[i - 1].top + 1) continue;
+        if (/\\s|@|—/.test(chars[i - 1].ch) || /\\s|\\./.test(chars[i].ch)) continue;
+        bad.push(text.slice(Math.max(0, i - 12), i) + '|' + text.slice(i, i + 12));
+      }
+    }
+    return bad;
+  })()`);
+
+/**
  * What the browser complained about, less the console lines it writes for an HTTP error status
  * (a refused sign-in is a 401, another team's id a 404: answers the test asserts itself).
  */
