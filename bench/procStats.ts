@@ -26,3 +26,45 @@ export function peakRss(pid: number): () => number {
     return Math.max(peak, rssOf(pid));
   };
 }
+
+/** The clock ticks of the machine's CPUs spent busy (not idle or waiting on I/O) so far, in seconds. */
+export const machineBusy = (): number => {
+  const [, ...ticks] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number);
+  return (user + nice + system + irq + softirq + steal) / 100;
+};
+
+/** CPU seconds used so far by every process whose command name is `comm` (all of Postgres's backends, say). */
+export const cpuOfCommand = (comm: string): number => {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === comm) total += cpuOf(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+};
+
+/**
+ * Where the CPU of a stretch of a bench went: `take()` returns the seconds each part used since
+ * the previous `take()` (or since creation), with the whole machine's busy seconds as `machine`.
+ */
+export function cpuLedger(parts: Record<string, () => number>): { take(): Record<string, number> } {
+  const read = (): Record<string, number> => ({
+    ...Object.fromEntries(Object.entries(parts).map(([name, used]) => [name, used()])),
+    machine: machineBusy(),
+  });
+  let last = read();
+  return {
+    take() {
+      const now = read();
+      const spent = Object.fromEntries(Object.entries(now).map(([name, s]) => [name, s - last[name]]));
+      last = now;
+      return spent;
+    },
+  };
+}

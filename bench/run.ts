@@ -35,6 +35,8 @@ import { benchAgentStream } from './agentStream';
 import { benchMemories } from './memories';
 import { benchWebhookFanOut } from './webhooks';
 import { benchAutomations } from './automations';
+import { cpuLedger, cpuOf, cpuOfCommand } from './procStats';
+import os from 'node:os';
 import { JobWorkflow, jobWorkflowName } from '../workflows/contracts/job';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
 
@@ -251,13 +253,34 @@ async function main(): Promise<void> {
         }, 300_000);
         return (performance.now() - begun) / 1000;
       };
+      // Where each side's CPU goes, per job: on two cores both sides are bounded by CPU.
+      const cpu = cpuLedger({
+        API: () => cpuOf(jobsApi.child.pid!),
+        worker: () => cpuOf(jobWorker.child.pid!),
+        'bench (client, no-op worker)': () => cpuOf(process.pid),
+        Temporal: () => cpuOfCommand('temporal'),
+        Postgres: () => cpuOfCommand('postgres'),
+      });
+      const noopCpu: Record<string, number>[] = [];
+      const jobCpu: Record<string, number>[] = [];
+      const measured = async (window: Promise<number>, into: Record<string, number>[]) => {
+        cpu.take();
+        const seconds = await window;
+        into.push(cpu.take());
+        return seconds;
+      };
       // Alternating, no-op-job-job-no-op, BENCH_JOBS in each window.
-      const noop1 = await noops(JOBS);
-      const job1 = await jobs(JOBS);
-      const job2 = await jobs(JOBS);
-      const noop2 = await noops(JOBS);
+      const noop1 = await measured(noops(JOBS), noopCpu);
+      const job1 = await measured(jobs(JOBS), jobCpu);
+      const job2 = await measured(jobs(JOBS), jobCpu);
+      const noop2 = await measured(noops(JOBS), noopCpu);
       const noopSeconds = noop1 + noop2;
       const jobSeconds = job1 + job2;
+      const perJobMs = (windows: Record<string, number>[], part: string) =>
+        ((1000 * windows.reduce((sum, w) => sum + w[part], 0)) / (2 * JOBS)).toFixed(1);
+      const busyShare = (windows: Record<string, number>[], seconds: number) =>
+        `${((100 * windows.reduce((sum, w) => sum + w.machine, 0)) / (seconds * os.cpus().length)).toFixed(0)} %`;
+      const parts = Object.keys(noopCpu[0]).filter((part) => part !== 'machine');
       const rate = (seconds: number) => ((2 * JOBS) / seconds).toFixed(1);
       const rounds = (a: number, b: number) => `${(JOBS / a).toFixed(1)}, ${(JOBS / b).toFixed(1)}`;
       results.push(
@@ -267,8 +290,13 @@ async function main(): Promise<void> {
         `| raw no-op workflow (execute) | ${rate(noopSeconds)} (${rounds(noop1, noop2)}) |`,
         `| contacts.export job via API (3 DB writes, CSV file) | ${rate(jobSeconds)} (${rounds(job1, job2)}) |`,
         `ratio job / raw = **${(noopSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.7); two windows of ${JOBS} each side, 16 in flight, alternating`,
+        '',
+        `| CPU ms per job | ${parts.join(' | ')} | whole machine | machine busy |`,
+        `|---|${parts.map(() => '---|').join('')}---|---|`,
+        `| raw no-op | ${parts.map((p) => perJobMs(noopCpu, p)).join(' | ')} | ${perJobMs(noopCpu, 'machine')} | ${busyShare(noopCpu, noopSeconds)} |`,
+        `| contacts.export via API | ${parts.map((p) => perJobMs(jobCpu, p)).join(' | ')} | ${perJobMs(jobCpu, 'machine')} | ${busyShare(jobCpu, jobSeconds)} |`,
       );
-      log(results.slice(-6).join('\n'));
+      log(results.slice(-11).join('\n'));
     }
 
     // (c) A 100k-row import vs. the same rows inserted with plain batched knex.
