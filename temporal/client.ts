@@ -36,32 +36,28 @@ export class TemporalUnavailable extends AppError {
   }
 }
 
+type ErrorLike = { code?: unknown; cause?: unknown; message?: unknown };
+
+/** `err` and its causes, the SDK's wrappers first and the gRPC error last (five deep at most). */
+function* causeChain(err: unknown): Generator<ErrorLike> {
+  for (let e = err as ErrorLike | undefined, depth = 0; e && depth < 5; e = e.cause as ErrorLike, depth++) yield e;
+}
+
+const messageMatches = (e: ErrorLike, pattern: RegExp) => typeof e.message === 'string' && pattern.test(e.message);
+
 /** UNAVAILABLE (the SDK itself retries it as safe) or no connection at all: the call never arrived. */
 function neverArrived(err: unknown): boolean {
-  for (
-    let e = err as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth++
-  ) {
-    if (e.code === UNAVAILABLE) return true;
-    if (typeof e.message === 'string' && /connect ECONNREFUSED/i.test(e.message)) return true;
+  for (const e of causeChain(err)) {
+    if (e.code === UNAVAILABLE || messageMatches(e, /connect ECONNREFUSED/i)) return true;
   }
   return false;
 }
 
 /** True when `err` (or one of its causes) is Temporal not answering rather than refusing. */
 export function isTemporalUnreachable(err: unknown): boolean {
-  for (
-    let e = err as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth++
-  ) {
+  for (const e of causeChain(err)) {
     if (e.code === UNAVAILABLE || e.code === DEADLINE_EXCEEDED) return true;
-    if (
-      typeof e.message === 'string' &&
-      /Failed to connect before the deadline|connect ECONNREFUSED|Deadline exceeded/i.test(e.message)
-    )
-      return true;
+    if (messageMatches(e, /Failed to connect before the deadline|connect ECONNREFUSED|Deadline exceeded/i)) return true;
   }
   return false;
 }
@@ -74,13 +70,7 @@ export function isTemporalUnreachable(err: unknown): boolean {
  */
 function cancelledAtDeadline(err: unknown, deadline: number): boolean {
   if (Date.now() < deadline - DEADLINE_SLACK_MS) return false;
-  for (
-    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth++
-  ) {
-    if (e.code === CANCELLED) return true;
-  }
+  for (const e of causeChain(err)) if (e.code === CANCELLED) return true;
   return false;
 }
 
