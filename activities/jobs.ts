@@ -233,6 +233,13 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
       return exportContactsCsv(jobId, true);
     },
 
+    async exportJobInOnePage(jobId: string): Promise<ExportResult | null> {
+      await markJobRunning(db, jobId);
+      const result = await exportContactsCsv(jobId, true);
+      if (result) await settleJob(db, jobId, { status: 'succeeded', result: { ...result } });
+      return result;
+    },
+
     /** Chunks the job's text into the agent's knowledge; one document per job, so a retry adds nothing. */
     async ingestKnowledge(jobId: string) {
       const job = await loadJob(jobId);

@@ -51,6 +51,8 @@ const inTheWorkflowTask = proxyLocalActivities<JobActivities>({
 
 /** Marks the workflows that try the one-page export first (histories from before replay as they ran). */
 const ONE_PAGE_EXPORTS_IN_THE_WORKFLOW_TASK = 'one-page-exports-in-the-workflow-task';
+/** Marks the workflows that run a one-page export job as one local activity, bookkeeping included. */
+const ONE_PAGE_EXPORT_JOBS_IN_ONE_LOCAL_ACTIVITY = 'one-page-export-jobs-in-one-local-activity';
 
 /** A `warp.run` job: one activity; a rule the warp breaks fails it at once (non-retryable). */
 const warpJob = proxyActivities<WarpJobActivities>({
@@ -63,7 +65,14 @@ export async function jobWorkflow(args: JobWorkflowArgs): Promise<JobResult> {
   setHandler(progressQuery, () => progress);
 
   try {
-    if (!args.resume) await bookkeeping.markJobRunning(args.jobId);
+    // Most exports fit in one page: the whole job is then one local activity, in the first
+    // workflow task. A larger one comes back marked running, and goes on as an activity.
+    const onePageTried = args.type === 'contacts.export' && patched(ONE_PAGE_EXPORT_JOBS_IN_ONE_LOCAL_ACTIVITY);
+    if (onePageTried) {
+      progress.phase = 'exporting';
+      const exported = await inTheWorkflowTask.exportJobInOnePage(args.jobId);
+      if (exported) return { ...exported };
+    } else if (!args.resume) await bookkeeping.markJobRunning(args.jobId);
     let result: JobResult;
     switch (args.type) {
       case 'contacts.import':
@@ -71,7 +80,7 @@ export async function jobWorkflow(args: JobWorkflowArgs): Promise<JobResult> {
         break;
       case 'contacts.export':
         progress.phase = 'exporting';
-        result = { ...(await exportContacts(args.jobId)) };
+        result = { ...(await exportContacts(args.jobId, onePageTried)) };
         break;
       case 'knowledge.ingest':
         progress.phase = 'ingesting';
@@ -106,8 +115,8 @@ jobWorkflow satisfies JobWorkflow;
  * takes one workflow task and no activity task through the server, half the server round trips.
  * A larger export is an activity that heartbeats, page by page.
  */
-async function exportContacts(jobId: string): Promise<ExportResult> {
-  if (patched(ONE_PAGE_EXPORTS_IN_THE_WORKFLOW_TASK)) {
+async function exportContacts(jobId: string, onePageTried: boolean): Promise<ExportResult> {
+  if (!onePageTried && patched(ONE_PAGE_EXPORTS_IN_THE_WORKFLOW_TASK)) {
     const onePage = await inTheWorkflowTask.exportContactsInOnePage(jobId);
     if (onePage) return onePage;
   }

@@ -168,7 +168,11 @@ describe('jobWorkflow on the Temporal test environment', () => {
     });
     expect(exported).toMatchObject({ mediaId: `med_${jobId.slice(4)}`, rowCount: 5_001 });
     // The one-page try read one row too many and gave up; the activity wrote the file.
-    expect(await activitiesOf(`job-${jobId}`)).toEqual({ scheduled: ['exportContacts'], localActivities: 3 });
+    expect(await activitiesOf(`job-${jobId}`)).toEqual({ scheduled: ['exportContacts'], localActivities: 2 });
+    expect(await suite.db('jobs').where({ id: jobId }).first('status', 'result')).toEqual({
+      status: 'succeeded',
+      result: exported,
+    });
     const media = await suite.db('media').where({ id: exported.mediaId }).first('storage_key', 'size_bytes');
     const csv = fs.readFileSync(path.join(storageDir, media.storage_key), 'utf8');
     const lines = csv.trim().split('\n');
@@ -188,8 +192,11 @@ describe('jobWorkflow on the Temporal test environment', () => {
       args: [{ jobId: exportId, type: 'contacts.export', importBatchSize: 10 }],
     });
     expect(exported).toMatchObject({ mediaId: `med_${exportId.slice(4)}`, contentType: 'text/csv' });
-    // Contacts that fit in one page are exported in the workflow task: no activity task.
-    expect(await activitiesOf(`job-${exportId}`)).toEqual({ scheduled: [], localActivities: 3 });
+    // Contacts that fit in one page: the whole job is one local activity in the workflow task.
+    expect(await activitiesOf(`job-${exportId}`)).toEqual({ scheduled: [], localActivities: 1 });
+    const job = await suite.db('jobs').where({ id: exportId }).first('status', 'result', 'started_at', 'finished_at');
+    expect(job).toMatchObject({ status: 'succeeded', result: exported });
+    expect(job.started_at.getTime()).toBeLessThanOrEqual(job.finished_at.getTime());
     recordHistory(suite.env, 'contacts-export', `job-${exportId}`);
 
     const ingestId = await insertJob('knowledge.ingest', {

@@ -73,6 +73,11 @@ export interface JobActivities {
   exportContacts(jobId: string): Promise<ExportResult>;
   /** The export, if the contacts fit in one page (5 000); else null, with nothing written. */
   exportContactsInOnePage(jobId: string): Promise<ExportResult | null>;
+  /**
+   * A whole `contacts.export` job whose contacts fit in one page: marked running, written and
+   * settled `succeeded` in one go; else null, with the job marked running and no file written.
+   */
+  exportJobInOnePage(jobId: string): Promise<ExportResult | null>;
   ingestKnowledge(jobId: string): Promise<IngestResult>;
 }
 
