@@ -33,7 +33,8 @@ describe('waiting up to a deadline for a workflow that is still running', () => 
         } catch (err) {
           outcomes.push(`threw ${(err as Error).message}: ${String((err as { cause?: Error }).cause?.message)}`);
         }
-        expect(Date.now() - started).toBeLessThan(2_000);
+        // At its deadline, not after a hang: the deadline plus what a loaded 2-core machine adds (faults.test.ts).
+        expect(Date.now() - started).toBeLessThan(3_000);
       }
       expect(outcomes.filter((o) => o !== 'undefined')).toEqual([]);
     } finally {
