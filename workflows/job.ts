@@ -111,9 +111,8 @@ export async function jobWorkflow(args: JobWorkflowArgs): Promise<JobResult> {
 jobWorkflow satisfies JobWorkflow;
 
 /**
- * Most teams' contacts fit in one page: exported in the workflow task (a local activity), the job
- * takes one workflow task and no activity task through the server, half the server round trips.
- * A larger export is an activity that heartbeats, page by page.
+ * The export after the one-page try (`onePageTried`) failed: an activity that heartbeats, page by
+ * page. Workflows started before that try existed replay their own one-page local activity first.
  */
 async function exportContacts(jobId: string, onePageTried: boolean): Promise<ExportResult> {
   if (!onePageTried && patched(ONE_PAGE_EXPORTS_IN_THE_WORKFLOW_TASK)) {

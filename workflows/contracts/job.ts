@@ -71,7 +71,10 @@ export interface JobActivities {
   /** Rows [offset, offset+limit), idempotent per row: a retried batch reports the same counts. */
   importContactsBatch(args: { jobId: string; offset: number; limit: number }): Promise<Omit<ImportSummary, 'total'>>;
   exportContacts(jobId: string): Promise<ExportResult>;
-  /** The export, if the contacts fit in one page (5 000); else null, with nothing written. */
+  /**
+   * The export, if the contacts fit in one page (5 000); else null, with nothing written. Only
+   * workflows started before `exportJobInOnePage` call it; it stays registered for them.
+   */
   exportContactsInOnePage(jobId: string): Promise<ExportResult | null>;
   /**
    * A whole `contacts.export` job whose contacts fit in one page: marked running, written and
