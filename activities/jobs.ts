@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../db/knex';
 import { normalizeImportRow } from '../services/contacts/contactImport';
 import { consentTime, contactRowValues, ContactRow } from '../services/contacts/contacts';
-import { markJobRunning, settleJob } from '../services/jobs/jobs';
+import { markJobRunning, markJobRunningAndRead, settleJob } from '../services/jobs/jobs';
 import type { ExportInput, IngestInput } from '../services/jobs/jobTypes';
 import { newId } from '../services/platform/ids';
 import { chunkText } from '../services/agents/knowledge';
@@ -69,15 +69,25 @@ function heartbeat(details?: unknown): void {
 }
 
 export function createJobActivities({ db, storage }: JobActivityDeps) {
-  async function loadJob(jobId: string) {
+  type JobRow = { id: string; team_id: string; type: string; input: Record<string, unknown> };
+  const missingJob = (jobId: string) =>
+    ApplicationFailure.nonRetryable(`Job ${jobId} does not exist`, 'InvalidJobInput');
+
+  async function loadJob(jobId: string): Promise<JobRow> {
     const job = await db('jobs').where({ id: jobId }).first('id', 'team_id', 'type', 'input');
-    if (!job) throw ApplicationFailure.nonRetryable(`Job ${jobId} does not exist`, 'InvalidJobInput');
-    return job as { id: string; team_id: string; type: string; input: Record<string, unknown> };
+    if (!job) throw missingJob(jobId);
+    return job as JobRow;
   }
 
-  /** `onePageOnly`: give up (null) before writing anything when the contacts do not fit in one page. */
-  async function exportContactsCsv(jobId: string, onePageOnly: boolean): Promise<ExportResult | null> {
-    const job = await loadJob(jobId);
+  /** The export's file, as a row of team media; its id is derived from the job, so a retry overwrites. */
+  const recordExportFile = (file: Record<string, unknown>) =>
+    db('media').insert(file).onConflict('id').merge(['filename', 'size_bytes']);
+
+  /**
+   * Writes the job's CSV to storage and answers its result and the media row to record.
+   * `onePageOnly`: give up (null) before writing anything when the contacts do not fit in one page.
+   */
+  async function writeContactsCsv(job: JobRow, onePageOnly: boolean) {
     const input = job.input as ExportInput;
     const pageAfter = (after: number, limit: number): Promise<ContactRow[]> =>
       db('contacts')
@@ -91,8 +101,8 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
     // One row more than a page tells whether the contacts fit in it.
     let page = await pageAfter(0, onePageOnly ? EXPORT_PAGE_SIZE + 1 : EXPORT_PAGE_SIZE);
     if (onePageOnly && page.length > EXPORT_PAGE_SIZE) return null;
-    const mediaId = `med_${jobId.slice(4)}`;
-    const filename = `contacts-${new Date().toISOString().slice(0, 10)}-${jobId}.csv`;
+    const mediaId = `med_${job.id.slice(4)}`;
+    const filename = `contacts-${new Date().toISOString().slice(0, 10)}-${job.id}.csv`;
     const storageKey = `${job.team_id}/${mediaId}.csv`;
     const out = storage.createWriteStream(storageKey);
     let bytes = 0;
@@ -112,18 +122,23 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
     }
     out.end();
     await once(out, 'finish');
-    await db('media')
-      .insert({
-        id: mediaId,
-        team_id: job.team_id,
-        filename,
-        content_type: 'text/csv',
-        size_bytes: bytes,
-        storage_key: storageKey,
-      })
-      .onConflict('id')
-      .merge(['filename', 'size_bytes']);
-    return { mediaId, filename, contentType: 'text/csv', rowCount, bytes };
+    const result: ExportResult = { mediaId, filename, contentType: 'text/csv', rowCount, bytes };
+    const file = {
+      id: mediaId,
+      team_id: job.team_id,
+      filename,
+      content_type: 'text/csv',
+      size_bytes: bytes,
+      storage_key: storageKey,
+    };
+    return { result, file };
+  }
+
+  async function exportContactsCsv(jobId: string, onePageOnly: boolean): Promise<ExportResult | null> {
+    const written = await writeContactsCsv(await loadJob(jobId), onePageOnly);
+    if (!written) return null;
+    await recordExportFile(written.file);
+    return written.result;
   }
 
   return {
@@ -233,11 +248,22 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
       return exportContactsCsv(jobId, true);
     },
 
+    /**
+     * The whole job when its contacts fit in one page: three statements, the first marking it
+     * running, the last recording its file and settling it together.
+     */
     async exportJobInOnePage(jobId: string): Promise<ExportResult | null> {
-      await markJobRunning(db, jobId);
-      const result = await exportContactsCsv(jobId, true);
-      if (result) await settleJob(db, jobId, { status: 'succeeded', result: { ...result } });
-      return result;
+      const job = await markJobRunningAndRead(db, jobId);
+      if (!job) throw missingJob(jobId);
+      const written = await writeContactsCsv(job, true);
+      if (!written) return null;
+      await settleJob(
+        db,
+        jobId,
+        { status: 'succeeded', result: { ...written.result } },
+        recordExportFile(written.file),
+      );
+      return written.result;
     },
 
     /** Chunks the job's text into the agent's knowledge; one document per job, so a retry adds nothing. */

@@ -156,9 +156,28 @@ export async function storeJobRows(
   for (let i = 0; i < slices.length; i += 8) await db('job_input_chunks').insert(slices.slice(i, i + 8));
 }
 
+const markRunning = (db: Db, jobId: string) =>
+  db('jobs').where({ id: jobId, status: 'queued' }).update({ status: 'running', started_at: db.fn.now() });
+
 /** queued → running; a no-op for a job that already moved on. */
 export async function markJobRunning(db: Db, jobId: string): Promise<void> {
-  await db('jobs').where({ id: jobId, status: 'queued' }).update({ status: 'running', started_at: db.fn.now() });
+  await markRunning(db, jobId);
+}
+
+/**
+ * `markJobRunning`, and the job's owner and input read in the same statement (one round trip).
+ * The read sees the row as it was before the update, which changes neither of them. Undefined: no
+ * such job.
+ */
+export async function markJobRunningAndRead(
+  db: Db,
+  jobId: string,
+): Promise<{ id: string; team_id: string; type: string; input: Record<string, unknown> } | undefined> {
+  return db
+    .with('marked', markRunning(db, jobId))
+    .from('jobs')
+    .where({ id: jobId })
+    .first('id', 'team_id', 'type', 'input');
 }
 
 export type JobOutcome =
@@ -168,8 +187,17 @@ export type JobOutcome =
  * A job's final state. Only a job still in flight is settled, so the first outcome wins: a late
  * writer (the read side reconciling, a retried activity) never overwrites it.
  */
-export async function settleJob(db: Db, jobId: string, outcome: JobOutcome): Promise<void> {
+export async function settleJob(
+  db: Db,
+  jobId: string,
+  outcome: JobOutcome,
+  /** A write that commits with the outcome, in the same statement (a CTE), e.g. the job's output file. */
+  together?: Knex.QueryBuilder,
+): Promise<void> {
   await db('jobs')
+    .modify((q) => {
+      if (together) q.with('together', together);
+    })
     .where({ id: jobId })
     .whereIn('status', ['queued', 'running'])
     .update({
