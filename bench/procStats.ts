@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 
 /** A process's resident set now, in MiB (0 once it has exited). */
 export const rssOf = (pid: number): number => {
@@ -53,7 +54,11 @@ export const cpuOfCommand = (comm: string): number => {
  * Where the CPU of a stretch of a bench went: `take()` returns the seconds each part used since
  * the previous `take()` (or since creation), with the whole machine's busy seconds as `machine`.
  */
-export function cpuLedger(parts: Record<string, () => number>): { take(): Record<string, number> } {
+export function cpuLedger(parts: Record<string, () => number>): {
+  take(): Record<string, number>;
+  /** Runs `work`, and adds what each part spent during it to `into`. */
+  during<T>(work: () => Promise<T>, into: Record<string, number>[]): Promise<T>;
+} {
   const read = (): Record<string, number> => ({
     ...Object.fromEntries(Object.entries(parts).map(([name, used]) => [name, used()])),
     machine: machineBusy(),
@@ -66,5 +71,37 @@ export function cpuLedger(parts: Record<string, () => number>): { take(): Record
       last = now;
       return spent;
     },
+    async during(work, into) {
+      this.take();
+      const result = await work();
+      into.push(this.take());
+      return result;
+    },
   };
+}
+
+/** One side of a comparison, as `cpuLedger` took it: its windows, and how much work they did. */
+export interface CpuSide {
+  label: string;
+  windows: Record<string, number>[];
+  /** Units of work (jobs, starts) done in those windows together. */
+  units: number;
+  /** Wall seconds of those windows together. */
+  seconds: number;
+}
+
+/** A markdown table of CPU milliseconds per unit of work, per part, with the machine's busy share. */
+export function cpuPerUnitTable(unit: string, sides: CpuSide[]): string[] {
+  const parts = Object.keys(sides[0].windows[0]).filter((part) => part !== 'machine');
+  const sum = (side: CpuSide, part: string) => side.windows.reduce((total, w) => total + w[part], 0);
+  const perUnit = (side: CpuSide, part: string) => ((1000 * sum(side, part)) / side.units).toFixed(1);
+  const busy = (side: CpuSide) => `${((100 * sum(side, 'machine')) / (side.seconds * os.cpus().length)).toFixed(0)} %`;
+  return [
+    `| CPU ms per ${unit} | ${parts.join(' | ')} | whole machine | machine busy |`,
+    `|---|${parts.map(() => '---|').join('')}---|---|`,
+    ...sides.map(
+      (side) =>
+        `| ${side.label} | ${parts.map((p) => perUnit(side, p)).join(' | ')} | ${perUnit(side, 'machine')} | ${busy(side)} |`,
+    ),
+  ];
 }

@@ -35,8 +35,8 @@ import { benchAgentStream } from './agentStream';
 import { benchMemories } from './memories';
 import { benchWebhookFanOut } from './webhooks';
 import { benchAutomations } from './automations';
-import { cpuLedger, cpuOf, cpuOfCommand } from './procStats';
-import os from 'node:os';
+import { cpuLedger, cpuOf, cpuOfCommand, cpuPerUnitTable } from './procStats';
+import { statementStats } from './pgStatements';
 import { JobWorkflow, jobWorkflowName } from '../workflows/contracts/job';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
 
@@ -58,6 +58,8 @@ const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const ENROLLMENTS = Number(process.env.BENCH_ENROLLMENTS ?? 10_000);
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const runs = (section: string) => !ONLY || ONLY.includes(section);
+/** Postgres's statement statistics for (a), (b) and (f): a run of its own, as they cost the product side a little. */
+const PG_STATEMENTS = process.env.BENCH_PG_STATEMENTS === '1';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const percentile = (sorted: number[], p: number) =>
@@ -132,7 +134,7 @@ async function benchTeam(db: Db, prefix: string) {
 
 async function main(): Promise<void> {
   log(`# Benchmark (${new Date().toISOString()}, ${SECONDS}s windows, concurrency ${CONCURRENCY})`);
-  const stack = await startTestStack();
+  const stack = await startTestStack(undefined, { statementStats: PG_STATEMENTS });
   // The rate limiter stays on the measured path (one shared-counter upsert per request); the
   // bench's teams are on a plan whose quota the runs cannot reach.
   const RATE_LIMITS = JSON.stringify({
@@ -150,9 +152,14 @@ async function main(): Promise<void> {
     HOST: '127.0.0.1',
   };
   const db: Db = createDb(stack.databaseUrl, { max: 30 });
+  const statements = await statementStats(db, PG_STATEMENTS);
   const connection = await Connection.connect({ address: stack.temporal.address });
   const client = new Client({ connection });
   const results: string[] = [];
+  const report = (lines: string[]) => {
+    results.push(...lines);
+    log(lines.join('\n'));
+  };
 
   try {
     // (a) Starting: nobody polls 'bench-idle', so only the start path is measured on both sides.
@@ -172,17 +179,28 @@ async function main(): Promise<void> {
           },
           body: JSON.stringify({ type: 'contacts.export' }),
         });
+      // Where each side's CPU goes, per start.
+      const cpu = cpuLedger({
+        API: () => cpuOf(idleApi.child.pid!),
+        'bench (client)': () => cpuOf(process.pid),
+        Temporal: () => cpuOfCommand('temporal'),
+        Postgres: () => cpuOfCommand('postgres'),
+      });
+      const rawCpu: Record<string, number>[] = [];
+      const apiCpu: Record<string, number>[] = [];
       // Alternating, raw-API-API-raw: a drift over the run (warm-up, the server's tables growing) weighs on both sides alike.
-      const raw1 = await rawStarts(client, 'bench-idle', true, WINDOW);
-      const api1 = await apiStarts();
-      const api2 = await apiStarts();
-      const raw2 = await rawStarts(client, 'bench-idle', true, WINDOW);
+      const raw1 = await cpu.during(() => rawStarts(client, 'bench-idle', true, WINDOW), rawCpu);
+      await statements?.reset();
+      const api1 = await cpu.during(apiStarts, apiCpu);
+      const api2 = await cpu.during(apiStarts, apiCpu);
+      const apiStatements = await statements?.top(8, api1.requests.total + api2.requests.total, 'start');
+      const raw2 = await cpu.during(() => rawStarts(client, 'bench-idle', true, WINDOW), rawCpu);
       await idleApi.stop();
       const bare = await rawStarts(client, 'bench-idle', false, WINDOW);
       const non2xx = api1.non2xx + api1.errors + api2.non2xx + api2.errors;
       const rawRps = (raw1.rps + raw2.rps) / 2;
       const apiRps = (api1.requests.average + api2.requests.average) / 2;
-      results.push(
+      report([
         '## (a) Starting jobs',
         `| path | starts/s (mean of two ${WINDOW} s windows: first, second) | p50 ms | p99 ms |`,
         '|---|---|---|---|',
@@ -190,8 +208,18 @@ async function main(): Promise<void> {
         `| POST /v1/jobs (auth, validation, job row, start) | ${apiRps.toFixed(0)} (${api1.requests.average.toFixed(0)}, ${api2.requests.average.toFixed(0)}) | ${api1.latency.p50}, ${api2.latency.p50} | ${api1.latency.p99}, ${api2.latency.p99} |`,
         `| raw client.workflow.start, bare (for comparison; one window) | ${bare.rps.toFixed(0)} | ${bare.p50.toFixed(1)} | ${bare.p99.toFixed(1)} |`,
         `ratio API / raw = **${(apiRps / rawRps).toFixed(2)}** (target ≥ 0.8); API / bare start ${(apiRps / bare.rps).toFixed(2)}; non-2xx or errors: ${non2xx}`,
-      );
-      log(results.slice(-8).join('\n'));
+        '',
+        ...cpuPerUnitTable('start', [
+          { label: 'raw start', windows: rawCpu, units: (raw1.rps + raw2.rps) * WINDOW, seconds: 2 * WINDOW },
+          {
+            label: 'POST /v1/jobs',
+            windows: apiCpu,
+            units: api1.requests.total + api2.requests.total,
+            seconds: 2 * WINDOW,
+          },
+        ]),
+        ...(apiStatements ? ['', ...apiStatements] : []),
+      ]);
     }
 
     // (b) Completion: the real worker process and an in-process no-op workflow worker.
@@ -263,27 +291,18 @@ async function main(): Promise<void> {
       });
       const noopCpu: Record<string, number>[] = [];
       const jobCpu: Record<string, number>[] = [];
-      const measured = async (window: Promise<number>, into: Record<string, number>[]) => {
-        cpu.take();
-        const seconds = await window;
-        into.push(cpu.take());
-        return seconds;
-      };
       // Alternating, no-op-job-job-no-op, BENCH_JOBS in each window.
-      const noop1 = await measured(noops(JOBS), noopCpu);
-      const job1 = await measured(jobs(JOBS), jobCpu);
-      const job2 = await measured(jobs(JOBS), jobCpu);
-      const noop2 = await measured(noops(JOBS), noopCpu);
+      const noop1 = await cpu.during(() => noops(JOBS), noopCpu);
+      await statements?.reset();
+      const job1 = await cpu.during(() => jobs(JOBS), jobCpu);
+      const job2 = await cpu.during(() => jobs(JOBS), jobCpu);
+      const jobStatements = await statements?.top(10, 2 * JOBS, 'job');
+      const noop2 = await cpu.during(() => noops(JOBS), noopCpu);
       const noopSeconds = noop1 + noop2;
       const jobSeconds = job1 + job2;
-      const perJobMs = (windows: Record<string, number>[], part: string) =>
-        ((1000 * windows.reduce((sum, w) => sum + w[part], 0)) / (2 * JOBS)).toFixed(1);
-      const busyShare = (windows: Record<string, number>[], seconds: number) =>
-        `${((100 * windows.reduce((sum, w) => sum + w.machine, 0)) / (seconds * os.cpus().length)).toFixed(0)} %`;
-      const parts = Object.keys(noopCpu[0]).filter((part) => part !== 'machine');
       const rate = (seconds: number) => ((2 * JOBS) / seconds).toFixed(1);
       const rounds = (a: number, b: number) => `${(JOBS / a).toFixed(1)}, ${(JOBS / b).toFixed(1)}`;
-      results.push(
+      report([
         '## (b) Completing jobs (submit → succeeded)',
         '| path | jobs/s (first window, second) |',
         '|---|---|',
@@ -291,12 +310,12 @@ async function main(): Promise<void> {
         `| contacts.export job via API (3 DB writes, CSV file) | ${rate(jobSeconds)} (${rounds(job1, job2)}) |`,
         `ratio job / raw = **${(noopSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.7); two windows of ${JOBS} each side, 16 in flight, alternating`,
         '',
-        `| CPU ms per job | ${parts.join(' | ')} | whole machine | machine busy |`,
-        `|---|${parts.map(() => '---|').join('')}---|---|`,
-        `| raw no-op | ${parts.map((p) => perJobMs(noopCpu, p)).join(' | ')} | ${perJobMs(noopCpu, 'machine')} | ${busyShare(noopCpu, noopSeconds)} |`,
-        `| contacts.export via API | ${parts.map((p) => perJobMs(jobCpu, p)).join(' | ')} | ${perJobMs(jobCpu, 'machine')} | ${busyShare(jobCpu, jobSeconds)} |`,
-      );
-      log(results.slice(-11).join('\n'));
+        ...cpuPerUnitTable('job', [
+          { label: 'raw no-op', windows: noopCpu, units: 2 * JOBS, seconds: noopSeconds },
+          { label: 'contacts.export via API', windows: jobCpu, units: 2 * JOBS, seconds: jobSeconds },
+        ]),
+        ...(jobStatements ? ['', ...jobStatements] : []),
+      ]);
     }
 
     // (c) A 100k-row import vs. the same rows inserted with plain batched knex.
@@ -382,11 +401,23 @@ async function main(): Promise<void> {
           headers: mcpHeaders,
           body: call,
         });
+      // Where each side's CPU goes, per call.
+      const cpu = cpuLedger({
+        API: () => cpuOf(jobsApi.child.pid!),
+        'bench (load)': () => cpuOf(process.pid),
+        Postgres: () => cpuOfCommand('postgres'),
+      });
+      const httpCpu: Record<string, number>[] = [];
+      const mcpCpu: Record<string, number>[] = [];
       // Alternating, HTTP-MCP-MCP-HTTP.
-      const http1 = await httpReads();
-      const mcp1 = await mcpCalls();
-      const mcp2 = await mcpCalls();
-      const http2 = await httpReads();
+      const http1 = await cpu.during(httpReads, httpCpu);
+      await statements?.reset();
+      const mcp1 = await cpu.during(mcpCalls, mcpCpu);
+      const mcp2 = await cpu.during(mcpCalls, mcpCpu);
+      const mcpStatements = await statements?.top(6, mcp1.requests.total + mcp2.requests.total, 'MCP call');
+      await statements?.reset();
+      const http2 = await cpu.during(httpReads, httpCpu);
+      const httpStatements = await statements?.top(6, http2.requests.total, 'HTTP read (second window)');
       // The same exchange without a tool or credits: what the MCP framing itself costs.
       const list = await autocannon({
         url: mcpUrl,
@@ -396,11 +427,11 @@ async function main(): Promise<void> {
         headers: mcpHeaders,
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
-      const usage = await db('credit_usage').where({ team_id: teamF.teamId }).first('calls');
+      const usage = await db('credit_usage').where({ team_id: teamF.teamId }).first(db.raw('sum(calls)::int AS calls'));
       const httpRps = (http1.requests.average + http2.requests.average) / 2;
       const mcpRps = (mcp1.requests.average + mcp2.requests.average) / 2;
       const errors = (...r: autocannon.Result[]) => r.reduce((n, x) => n + x.non2xx + x.errors, 0);
-      results.push(
+      report([
         '## (f) MCP tool call vs the same read over HTTP',
         `| path | calls/s (mean of two ${WINDOW} s windows: first, second) | p50 ms | p99 ms |`,
         '|---|---|---|---|',
@@ -408,8 +439,23 @@ async function main(): Promise<void> {
         `| POST /mcp tools/call svc_list_agents (credits metered) | ${mcpRps.toFixed(0)} (${mcp1.requests.average.toFixed(0)}, ${mcp2.requests.average.toFixed(0)}) | ${mcp1.latency.p50}, ${mcp2.latency.p50} | ${mcp1.latency.p99}, ${mcp2.latency.p99} |`,
         `| POST /mcp tools/list (no tool, no credits; one window) | ${list.requests.average.toFixed(0)} | ${list.latency.p50} | ${list.latency.p99} |`,
         `ratio MCP / HTTP = **${(mcpRps / httpRps).toFixed(2)}**; non-2xx or errors: HTTP ${errors(http1, http2)}, MCP ${errors(mcp1, mcp2)}; credits counted for ${usage?.calls ?? 0} calls`,
-      );
-      log(results.slice(-7).join('\n'));
+        '',
+        ...cpuPerUnitTable('call', [
+          {
+            label: 'GET /v1/agents',
+            windows: httpCpu,
+            units: http1.requests.total + http2.requests.total,
+            seconds: 2 * WINDOW,
+          },
+          {
+            label: 'tools/call',
+            windows: mcpCpu,
+            units: mcp1.requests.total + mcp2.requests.total,
+            seconds: 2 * WINDOW,
+          },
+        ]),
+        ...(httpStatements && mcpStatements ? ['', ...httpStatements, '', ...mcpStatements] : []),
+      ]);
     }
 
     const team = (prefix: string) => benchTeam(db, prefix);
@@ -434,10 +480,6 @@ async function main(): Promise<void> {
         ...(await benchSegments({ db, apiBaseUrl: jobsApi.baseUrl, team, segmentContacts: SEGMENT_CONTACTS, log })),
       );
     /** A section's table, kept for the end and shown at once. */
-    const report = (lines: string[]) => {
-      results.push(...lines);
-      log(lines.join('\n'));
-    };
     if (runs('g'))
       report(
         await benchAgentStream({

@@ -34,6 +34,8 @@ export async function ensurePostgres(opts: {
   port: number;
   database?: string;
   log?: (line: string) => void;
+  /** Load pg_stat_statements into an embedded server (the bench's statement statistics). */
+  statementStats?: boolean;
 }): Promise<PostgresHandle> {
   if (opts.databaseUrl) return { url: opts.databaseUrl, stop: async () => undefined };
 
@@ -52,6 +54,7 @@ export async function ensurePostgres(opts: {
     persistent: true,
     // Postgres refuses to run as root; CI and dev machines here run as root.
     createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: opts.statementStats ? ['-c', 'shared_preload_libraries=pg_stat_statements'] : [],
     onLog: (line: unknown) => opts.log?.(String(line).trim()),
     onError: (err: unknown) => opts.log?.(String(err)),
   });

@@ -42,6 +42,7 @@ export const logSetup = (line: string) => process.stdout.write(`[test setup] ${l
  */
 export async function startTestStack(
   startTemporal: (cliPath: string) => Promise<TestTemporal> = startTestDevServer,
+  { statementStats = false }: { statementStats?: boolean } = {},
 ): Promise<TestStack> {
   fs.mkdirSync(testDataDir, { recursive: true });
   const log = logSetup;
@@ -55,6 +56,7 @@ export async function startTestStack(
             dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'tap-test-pg-')),
             port,
             database: 'postgres',
+            statementStats,
           }),
         ),
   ]);

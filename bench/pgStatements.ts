@@ -1,0 +1,48 @@
+import type { Db } from '../db/knex';
+
+interface StatementRow {
+  calls: string;
+  total_exec_time: number;
+  mean_exec_time: number;
+  rows: string;
+  query: string;
+}
+
+/** A statement's text on one line of a markdown table, cut to `max` characters. */
+const oneLine = (sql: string, max = 110) => {
+  const flat = sql.replace(/\s+/g, ' ').replace(/\|/g, '\\|').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+};
+
+/**
+ * Postgres's own view of a section (pg_stat_statements): which statements its time went to. Only
+ * when the bench's server loads the module (`BENCH_PG_STATEMENTS=1`); null otherwise. Execution
+ * time includes waiting for row locks, not the commit's WAL flush.
+ */
+export async function statementStats(db: Db, enabled: boolean) {
+  if (!enabled) return null;
+  await db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  return {
+    reset: async () => {
+      await db.raw('SELECT pg_stat_statements_reset()');
+    },
+    /** The `n` statements of this database with the most execution time since the reset, per `unit` of work. */
+    async top(n: number, units: number, unit: string): Promise<string[]> {
+      const { rows } = (await db.raw(
+        `SELECT calls, total_exec_time, mean_exec_time, rows, query FROM pg_stat_statements
+          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND query NOT LIKE '%pg_stat_statements%'
+          ORDER BY total_exec_time DESC LIMIT ?`,
+        [n],
+      )) as { rows: StatementRow[] };
+      return [
+        `| Postgres statement (pg_stat_statements) | calls per ${unit} | mean ms | total ms | rows per call |`,
+        '|---|---|---|---|---|',
+        ...rows.map(
+          (r) =>
+            `| \`${oneLine(r.query)}\` | ${(Number(r.calls) / units).toFixed(2)} | ${r.mean_exec_time.toFixed(3)} | ${r.total_exec_time.toFixed(0)} | ${(Number(r.rows) / Number(r.calls)).toFixed(1)} |`,
+        ),
+      ];
+    },
+  };
+}
