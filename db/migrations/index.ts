@@ -21,6 +21,7 @@ import * as webhookBatches from './019_webhook_batches';
 import * as paymentTurns from './020_payment_turns';
 import * as automationAuthors from './021_automation_authors';
 import * as signalSteps from './022_signal_steps';
+import * as creditShards from './023_credit_shards';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -49,6 +50,7 @@ const migrations: Record<string, Knex.Migration> = {
   '020_payment_turns': paymentTurns,
   '021_automation_authors': automationAuthors,
   '022_signal_steps': signalSteps,
+  '023_credit_shards': creditShards,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { AppError } from './errors';
@@ -38,7 +39,7 @@ export async function creditUsage(
   const { start, end } = billingCycle(now);
   const row = await db('credit_usage')
     .where({ team_id: team.id, cycle_start: cycleDate(start) })
-    .first('used', 'calls', 'refused');
+    .first(db.raw('sum(used)::int AS used, sum(calls)::int AS calls, sum(refused)::int AS refused'));
   const allowance = allowances[team.plan] ?? null;
   const used = row?.used ?? 0;
   return {
@@ -54,9 +55,21 @@ export async function creditUsage(
 }
 
 /**
+ * The rows an unmetered team's cycle is counted on. One row would be one lock for every call of
+ * the team, held until the commit is flushed; a charge takes one of these at random instead.
+ */
+const UNMETERED_COUNTER_ROWS = 16;
+
+/** Credits of the cycle counted on rows other than 0 (charged while the team was unmetered). */
+const usedOffRowZero = `(SELECT coalesce(sum(other.used), 0) FROM credit_usage other
+   WHERE other.team_id = ?::uuid AND other.cycle_start = ?::date AND other.shard <> 0)`;
+
+/**
  * Takes `cost` credits from the team's cycle, or refuses with 402 `credits_exhausted` and takes
- * nothing. One conditional upsert on the cycle's row: concurrent calls serialize on its row lock,
- * so the allowance is never overdrawn and never under-counted.
+ * nothing. A metered charge is one conditional upsert on the cycle's row 0, against the sum of
+ * all its rows: concurrent calls serialize on that row's lock, so the allowance is never
+ * overdrawn and never under-counted. An unmetered charge refuses nothing, so it only counts, on
+ * one of `UNMETERED_COUNTER_ROWS` rows.
  */
 export async function chargeCredits(
   db: Db,
@@ -69,26 +82,27 @@ export async function chargeCredits(
   const cycle = cycleDate(billingCycle(now).start);
   if (allowance === undefined) {
     await db.raw(
-      `INSERT INTO credit_usage (team_id, cycle_start, used, calls) VALUES (?, ?, ?, 1)
-       ON CONFLICT (team_id, cycle_start) DO UPDATE SET used = credit_usage.used + excluded.used, calls = credit_usage.calls + 1, updated_at = now()`,
-      [team.id, cycle, cost],
+      `INSERT INTO credit_usage (team_id, cycle_start, shard, used, calls) VALUES (?, ?, ?, ?, 1)
+       ON CONFLICT (team_id, cycle_start, shard) DO UPDATE SET used = credit_usage.used + excluded.used, calls = credit_usage.calls + 1, updated_at = now()`,
+      [team.id, cycle, randomInt(UNMETERED_COUNTER_ROWS), cost],
     );
     return;
   }
   const charged = await db.raw(
-    `INSERT INTO credit_usage (team_id, cycle_start, used, calls)
-     SELECT ?::uuid, ?::date, ?::int, 1 WHERE ?::int <= ?::int
-     ON CONFLICT (team_id, cycle_start) DO UPDATE SET used = credit_usage.used + excluded.used, calls = credit_usage.calls + 1, updated_at = now()
-       WHERE credit_usage.used + excluded.used <= ?::int
+    `INSERT INTO credit_usage (team_id, cycle_start, shard, used, calls)
+     SELECT ?::uuid, ?::date, 0, ?::int, 1 WHERE ?::int + ${usedOffRowZero} <= ?::int
+     ON CONFLICT (team_id, cycle_start, shard) DO UPDATE SET used = credit_usage.used + excluded.used, calls = credit_usage.calls + 1, updated_at = now()
+       WHERE credit_usage.used + excluded.used + ${usedOffRowZero} <= ?::int
      RETURNING used`,
-    [team.id, cycle, cost, cost, allowance, allowance],
+    [team.id, cycle, cost, cost, team.id, cycle, allowance, team.id, cycle, allowance],
   );
   if (charged.rows.length === 1) return;
   const [{ used }] = (
     await db.raw(
       `INSERT INTO credit_usage (team_id, cycle_start, refused) VALUES (?, ?, 1)
-     ON CONFLICT (team_id, cycle_start) DO UPDATE SET refused = credit_usage.refused + 1, updated_at = now() RETURNING used`,
-      [team.id, cycle],
+     ON CONFLICT (team_id, cycle_start, shard) DO UPDATE SET refused = credit_usage.refused + 1, updated_at = now()
+     RETURNING used + ${usedOffRowZero} AS used`,
+      [team.id, cycle, team.id, cycle],
     )
   ).rows;
   const { end } = billingCycle(now);
@@ -107,10 +121,16 @@ export async function chargeCredits(
 
 /**
  * Gives back credits charged this cycle for a call that then did not happen (an outside caller's
- * payment whose settlement definitely failed). Never below zero; the call still counts in `calls`.
+ * payment whose settlement definitely failed). Taken from a row of the cycle that holds them (row
+ * 0 first; the allowance counts the sum); never below zero; the call still counts in `calls`.
  */
 export async function refundCredits(db: Db, team: TeamRef, cost: number, now = new Date()): Promise<void> {
-  await db('credit_usage')
-    .where({ team_id: team.id, cycle_start: cycleDate(billingCycle(now).start) })
-    .update({ used: db.raw('GREATEST(used - ?, 0)', [cost]), updated_at: db.fn.now() });
+  const cycle = cycleDate(billingCycle(now).start);
+  await db.raw(
+    `UPDATE credit_usage SET used = GREATEST(used - ?, 0), updated_at = now()
+      WHERE (team_id, cycle_start, shard) = (
+        SELECT team_id, cycle_start, shard FROM credit_usage WHERE team_id = ? AND cycle_start = ?
+         ORDER BY used >= ? DESC, shard LIMIT 1)`,
+    [cost, team.id, cycle, cost],
+  );
 }

@@ -674,4 +674,45 @@ describe('MCP', () => {
       await Promise.all(clients.map((c) => c.close()));
     }
   });
+
+  it("an unmetered team's concurrent calls are each counted once; moved to a metered plan, what it used counts against the allowance", async () => {
+    const team = await newTeam(suite.db, 'mcp-unmetered');
+    // A plan MCP_CREDITS does not list is counted, not limited.
+    await suite.db('teams').where({ id: team.teamId }).update({ plan: 'enterprise' });
+    const clients = await Promise.all(Array.from({ length: 8 }, () => mcpClient(mcpUrl, team.token)));
+    const api = apiClient(suite.server.baseUrl, team);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 80 }, (_, i) => callTool(clients[i % clients.length], 'svc_list_agents')),
+      );
+      expect(answers.filter((a) => a.isError)).toEqual([]);
+      expect((await api.get('/credits')).body).toMatchObject({
+        plan: 'enterprise',
+        allowance: null,
+        used: 80,
+        remaining: null,
+        calls: 80,
+        refused: 0,
+      });
+      // Counted on several rows (no single row lock for every call of the team), summed when read.
+      const rows = await suite.db('credit_usage').where({ team_id: team.teamId }).count({ n: '*' });
+      expect(Number(rows[0].n)).toBeGreaterThan(1);
+
+      await suite.db('teams').where({ id: team.teamId }).update({ plan: 'free' });
+      expect(await failing(clients[0], 'svc_list_agents')).toMatchObject({
+        code: 'credits_exhausted',
+        details: { allowance: 50, used: 80, cost: 1 },
+      });
+      expect((await api.get('/credits')).body).toMatchObject({
+        plan: 'free',
+        allowance: 50,
+        used: 80,
+        remaining: 0,
+        calls: 80,
+        refused: 1,
+      });
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+    }
+  });
 });
