@@ -18,7 +18,10 @@
  *  (j) outbound webhook fan-out of BENCH_WEBHOOK_EVENTS events to a receiver answering in 50 ms vs. a plain
  *      script that signs and POSTs the same events 50 in flight.
  * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
- * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_CAMPAIGN_TRANSPORTS (smtp,http), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e").
+ * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_CAMPAIGN_TRANSPORTS (smtp,http), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e"),
+ * BENCH_PG_STATEMENTS=1 (Postgres loads pg_stat_statements; (a), (b) and (f) print the product side's top statements),
+ * BENCH_TASK_QUEUE_PARTITIONS (unset: the dev server's default of 4 per task queue).
+ * (a), (b) and (f) print the CPU each process spent per unit of work on each side (bench/procStats.ts).
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -29,7 +32,7 @@ import { createDb, Db } from '../db/knex';
 import { newId } from '../services/platform/ids';
 import { contactRowValues } from '../services/contacts/contacts';
 import { bootstrapTeam } from '../services/platform/teams';
-import { startApiProcess, startTestStack, startWorkerProcess } from '../test/setup/stack';
+import { startApiProcess, startTestDevServer, startTestStack, startWorkerProcess } from '../test/setup/stack';
 import { benchCampaigns, benchSegments } from './campaigns';
 import { benchAgentStream } from './agentStream';
 import { benchMemories } from './memories';
@@ -134,7 +137,18 @@ async function benchTeam(db: Db, prefix: string) {
 
 async function main(): Promise<void> {
   log(`# Benchmark (${new Date().toISOString()}, ${SECONDS}s windows, concurrency ${CONCURRENCY})`);
-  const stack = await startTestStack(undefined, { statementStats: PG_STATEMENTS });
+  // BENCH_TASK_QUEUE_PARTITIONS: the dev server's partitions per task queue (its default is 4).
+  const partitions = process.env.BENCH_TASK_QUEUE_PARTITIONS;
+  const stack = await startTestStack(
+    (cliPath) =>
+      startTestDevServer(
+        cliPath,
+        partitions
+          ? [`matching.numTaskqueueReadPartitions=${partitions}`, `matching.numTaskqueueWritePartitions=${partitions}`]
+          : [],
+      ),
+    { statementStats: PG_STATEMENTS },
+  );
   // The rate limiter stays on the measured path (one shared-counter upsert per request); the
   // bench's teams are on a plan whose quota the runs cannot reach.
   const RATE_LIMITS = JSON.stringify({

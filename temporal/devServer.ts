@@ -46,6 +46,8 @@ export async function startDevServer(opts: {
   dbFile?: string;
   namespace?: string;
   logFile?: string;
+  /** More dynamic config values (`key=value`), e.g. the bench's task queue partitions. */
+  dynamicConfig?: string[];
 }): Promise<DevServer> {
   const namespace = opts.namespace ?? 'default';
   const port = opts.port ?? (await freePort());
@@ -74,6 +76,7 @@ export async function startDevServer(opts: {
   // Hand an activity scheduled by a workflow task straight back to the worker that completed it
   // (saves a matching round trip per activity; the SDK's own test server enables it too).
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
+  for (const value of opts.dynamicConfig ?? []) args.push('--dynamic-config-value', value);
   // Spare ports for the server's internal services, so parallel servers never collide.
   args.push('--http-port', String(await freePort()), '--metrics-port', String(await freePort()));
   if (opts.dbFile) {

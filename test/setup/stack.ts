@@ -30,8 +30,8 @@ export interface TestStack {
 }
 
 /** The suite's default Temporal: the CLI's dev server, in memory, logging to .data/test/temporal.log. */
-const startTestDevServer = (cliPath: string): Promise<DevServer> =>
-  startDevServer({ cliPath, uiPort: null, logFile: path.join(testDataDir, 'temporal.log') });
+export const startTestDevServer = (cliPath: string, dynamicConfig?: string[]): Promise<DevServer> =>
+  startDevServer({ cliPath, uiPort: null, logFile: path.join(testDataDir, 'temporal.log'), dynamicConfig });
 
 export const logSetup = (line: string) => process.stdout.write(`[test setup] ${line}\n`);
 
