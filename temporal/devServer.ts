@@ -46,8 +46,8 @@ export async function startDevServer(opts: {
   dbFile?: string;
   namespace?: string;
   logFile?: string;
-  /** More dynamic config values (`key=value`), e.g. the bench's task queue partitions. */
-  dynamicConfig?: string[];
+  /** Dynamic config values over the defaults below (e.g. the bench's task queue partitions). */
+  dynamicConfig?: Record<string, string | number | boolean>;
 }): Promise<DevServer> {
   const namespace = opts.namespace ?? 'default';
   const port = opts.port ?? (await freePort());
@@ -73,10 +73,18 @@ export async function startDevServer(opts: {
     args.push('--ui-port', String(uiPort));
     uiUrl = `http://localhost:${uiPort}`;
   }
-  // Hand an activity scheduled by a workflow task straight back to the worker that completed it
-  // (saves a matching round trip per activity; the SDK's own test server enables it too).
-  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
-  for (const value of opts.dynamicConfig ?? []) args.push('--dynamic-config-value', value);
+  const dynamicConfig = {
+    // Hand an activity scheduled by a workflow task straight back to the worker that completed it
+    // (saves a matching round trip per activity; the SDK's own test server enables it too).
+    'system.enableActivityEagerExecution': true,
+    // New tasks go to one partition of each task queue. With the default four, on this one-process
+    // server, a task and a waiting poll often met only after being forwarded between partitions:
+    // workflows completed half as fast for twice the server's CPU (docs/BENCHMARKS.md, run 27).
+    // Polls still read all four, so tasks written before this setting are still taken.
+    'matching.numTaskqueueWritePartitions': 1,
+    ...opts.dynamicConfig,
+  };
+  for (const [key, value] of Object.entries(dynamicConfig)) args.push('--dynamic-config-value', `${key}=${value}`);
   // Spare ports for the server's internal services, so parallel servers never collide.
   args.push('--http-port', String(await freePort()), '--metrics-port', String(await freePort()));
   if (opts.dbFile) {

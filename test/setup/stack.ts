@@ -30,7 +30,10 @@ export interface TestStack {
 }
 
 /** The suite's default Temporal: the CLI's dev server, in memory, logging to .data/test/temporal.log. */
-export const startTestDevServer = (cliPath: string, dynamicConfig?: string[]): Promise<DevServer> =>
+export const startTestDevServer = (
+  cliPath: string,
+  dynamicConfig?: Record<string, string | number | boolean>,
+): Promise<DevServer> =>
   startDevServer({ cliPath, uiPort: null, logFile: path.join(testDataDir, 'temporal.log'), dynamicConfig });
 
 export const logSetup = (line: string) => process.stdout.write(`[test setup] ${line}\n`);
