@@ -80,6 +80,14 @@ export function cpuLedger(parts: Record<string, () => number>): {
   };
 }
 
+/** `cpuLedger` over processes of ours (by pid) and the servers they use: every `temporal` and `postgres` process. */
+export const stackLedger = (pids: Record<string, number>) =>
+  cpuLedger({
+    ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, () => cpuOf(pid)])),
+    Temporal: () => cpuOfCommand('temporal'),
+    Postgres: () => cpuOfCommand('postgres'),
+  });
+
 /** One side of a comparison, as `cpuLedger` took it: its windows, and how much work they did. */
 export interface CpuSide {
   label: string;

@@ -38,7 +38,7 @@ import { benchAgentStream } from './agentStream';
 import { benchMemories } from './memories';
 import { benchWebhookFanOut } from './webhooks';
 import { benchAutomations } from './automations';
-import { cpuLedger, cpuOf, cpuOfCommand, cpuPerUnitTable } from './procStats';
+import { cpuPerUnitTable, stackLedger } from './procStats';
 import { statementStats } from './pgStatements';
 import { JobWorkflow, jobWorkflowName } from '../workflows/contracts/job';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
@@ -190,12 +190,7 @@ async function main(): Promise<void> {
           body: JSON.stringify({ type: 'contacts.export' }),
         });
       // Where each side's CPU goes, per start.
-      const cpu = cpuLedger({
-        API: () => cpuOf(idleApi.child.pid!),
-        'bench (client)': () => cpuOf(process.pid),
-        Temporal: () => cpuOfCommand('temporal'),
-        Postgres: () => cpuOfCommand('postgres'),
-      });
+      const cpu = stackLedger({ API: idleApi.child.pid!, 'bench (client)': process.pid });
       const rawCpu: Record<string, number>[] = [];
       const apiCpu: Record<string, number>[] = [];
       // Alternating, raw-API-API-raw: a drift over the run (warm-up, the server's tables growing) weighs on both sides alike.
@@ -292,12 +287,10 @@ async function main(): Promise<void> {
         return (performance.now() - begun) / 1000;
       };
       // Where each side's CPU goes, per job: on two cores both sides are bounded by CPU.
-      const cpu = cpuLedger({
-        API: () => cpuOf(jobsApi.child.pid!),
-        worker: () => cpuOf(jobWorker.child.pid!),
-        'bench (client, no-op worker)': () => cpuOf(process.pid),
-        Temporal: () => cpuOfCommand('temporal'),
-        Postgres: () => cpuOfCommand('postgres'),
+      const cpu = stackLedger({
+        API: jobsApi.child.pid!,
+        worker: jobWorker.child.pid!,
+        'bench (client, no-op worker)': process.pid,
       });
       const noopCpu: Record<string, number>[] = [];
       const jobCpu: Record<string, number>[] = [];
@@ -412,11 +405,7 @@ async function main(): Promise<void> {
           body: call,
         });
       // Where each side's CPU goes, per call.
-      const cpu = cpuLedger({
-        API: () => cpuOf(jobsApi.child.pid!),
-        'bench (load)': () => cpuOf(process.pid),
-        Postgres: () => cpuOfCommand('postgres'),
-      });
+      const cpu = stackLedger({ API: jobsApi.child.pid!, 'bench (load)': process.pid });
       const httpCpu: Record<string, number>[] = [];
       const mcpCpu: Record<string, number>[] = [];
       // Alternating, HTTP-MCP-MCP-HTTP.
