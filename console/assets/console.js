@@ -1103,6 +1103,17 @@
     );
   }
 
+  /** What a job came to, in words: its error's message, or what its result counts. */
+  function jobOutcome(job) {
+    if (job.error) return job.error.error.message + ' (' + job.error.error.code + ')';
+    const r = job.result;
+    if (!r) return '';
+    if (typeof r.imported === 'number')
+      return r.imported + ' imported, ' + r.duplicates + ' duplicates, ' + r.failed + ' failed';
+    if (typeof r.rowCount === 'number') return r.rowCount + ' contacts in ' + r.filename;
+    return JSON.stringify(r).slice(0, 160);
+  }
+
   function jobsPage() {
     const list = h('div', { id: 'job-list' });
     const csv = h('textarea', {
@@ -1151,13 +1162,9 @@
               h('td', {}, j.type),
               h('td', {}, badge(j.status)),
               h('td', {}, progressBar(j)),
-              h('td', {}, when(j.startedAt || j.createdAt)),
-              h('td', {}, j.finishedAt ? when(j.finishedAt) : ''),
-              h(
-                'td',
-                { class: 'result' },
-                j.error ? j.error.message : j.result ? JSON.stringify(j.result).slice(0, 160) : '',
-              ),
+              h('td', { class: 'when' }, when(j.startedAt || j.createdAt)),
+              h('td', { class: 'when' }, j.finishedAt ? when(j.finishedAt) : ''),
+              h('td', { class: 'result' }, jobOutcome(j)),
             ),
           ),
           'No jobs yet.',

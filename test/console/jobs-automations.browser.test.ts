@@ -44,11 +44,24 @@ describe('console: jobs and automations', () => {
     expect(seen.some((n) => n > 0 && n < 1200)).toBe(true);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
     const done = await textWhen(row, /succeeded/);
-    expect(done).toContain('"imported":1200');
+    expect(done).toContain('1200 imported, 0 duplicates, 0 failed');
     expect(await row.locator('progress').getAttribute('value')).toBe('1');
     expect(await row.locator('progress').getAttribute('max')).toBe('1');
     const job = (await suite.api.get(`/jobs/${jobId}`)).body;
     expect(job).toMatchObject({ status: 'succeeded', result: { imported: 1200 } });
+    // A failed job says why, in the API's own words (the read model is the jobs row).
+    await suite.db('jobs').insert({
+      id: 'job_consolefailed',
+      team_id: suite.team.teamId,
+      type: 'contacts.export',
+      status: 'failed',
+      error: JSON.stringify({ error: { code: 'job_terminated', message: 'The job was terminated by an operator' } }),
+      workflow_id: 'job-job_consolefailed',
+      finished_at: new Date(),
+    });
+    expect(await textWhen(page.locator('tr[data-id="job_consolefailed"]'), /failed/)).toContain(
+      'The job was terminated by an operator (job_terminated)',
+    );
     await expectPageIsClean(page, complaints, 'console-30-jobs');
 
     // Bad input is the API's own answer, shown as it is.
