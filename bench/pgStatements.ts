@@ -21,7 +21,16 @@ const oneLine = (sql: string, max = 110) => {
  */
 export async function statementStats(db: Db, enabled: boolean) {
   if (!enabled) return null;
-  await db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  try {
+    await db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await db.raw('SELECT pg_stat_statements_reset()');
+  } catch (err) {
+    // The bench's embedded server loads the module itself; a server at DATABASE_URL must have it loaded.
+    throw new Error(
+      `BENCH_PG_STATEMENTS=1 needs shared_preload_libraries = 'pg_stat_statements' on the bench's Postgres: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
   return {
     reset: async () => {
       await db.raw('SELECT pg_stat_statements_reset()');

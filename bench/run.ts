@@ -162,7 +162,6 @@ async function main(): Promise<void> {
     HOST: '127.0.0.1',
   };
   const db: Db = createDb(stack.databaseUrl, { max: 30 });
-  const statements = await statementStats(db, PG_STATEMENTS);
   const connection = await Connection.connect({ address: stack.temporal.address });
   const client = new Client({ connection });
   const results: string[] = [];
@@ -172,6 +171,7 @@ async function main(): Promise<void> {
   };
 
   try {
+    const statements = await statementStats(db, PG_STATEMENTS);
     // (a) Starting: nobody polls 'bench-idle', so only the start path is measured on both sides.
     if (runs('a')) {
       const idleApi = await startApiProcess({ ...base, TEMPORAL_TASK_QUEUE: 'bench-idle' });
