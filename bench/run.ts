@@ -17,7 +17,7 @@
  *      (an enrollment workflow each) vs. a plain script doing the same waits and sends through one pooled transport;
  *  (j) outbound webhook fan-out of BENCH_WEBHOOK_EVENTS events to a receiver answering in 50 ms vs. a plain
  *      script that signs and POSTs the same events 50 in flight.
- * Options (env): BENCH_SECONDS (default 10), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
+ * Options (env): BENCH_SECONDS (default 10), BENCH_WARMUP (3: unmeasured seconds of each side of (a) and (f) first; (b) warms up on BENCH_JOBS / 6), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
  * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_CAMPAIGN_TRANSPORTS (smtp,http), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e"),
  * BENCH_PG_STATEMENTS=1 (Postgres loads pg_stat_statements; (a), (b) and (f) print the product side's top statements),
  * BENCH_TASK_QUEUE_PARTITIONS (unset: the dev server writes new tasks to 1 partition of each task queue; 4 is Temporal's default).
@@ -46,6 +46,12 @@ import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttrib
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** (a) and (f) measure each side in two windows of BENCH_SECONDS, in alternating order. */
 const WINDOW = SECONDS;
+/**
+ * Before its measured windows, each side of (a), (b) and (f) runs unmeasured for BENCH_WARMUP
+ * seconds ((b): a sixth of BENCH_JOBS), so that neither is measured while its process compiles
+ * its hot path: the API process of (a) is new, and its first window read a fifth slower than its second.
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const JOBS = Number(process.env.BENCH_JOBS ?? 300);
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -176,12 +182,12 @@ async function main(): Promise<void> {
     if (runs('a')) {
       const idleApi = await startApiProcess({ ...base, TEMPORAL_TASK_QUEUE: 'bench-idle' });
       const teamA = await benchTeam(db, 'bench-a');
-      const apiStarts = () =>
+      const apiStarts = (duration = WINDOW) =>
         autocannon({
           url: `${idleApi.baseUrl}/jobs`,
           method: 'POST',
           connections: CONCURRENCY,
-          duration: WINDOW,
+          duration,
           headers: {
             authorization: `Bearer ${teamA.token}`,
             'x-team-slug': teamA.team,
@@ -193,11 +199,13 @@ async function main(): Promise<void> {
       const cpu = stackLedger({ API: idleApi.child.pid!, 'bench (client)': process.pid });
       const rawCpu: Record<string, number>[] = [];
       const apiCpu: Record<string, number>[] = [];
-      // Alternating, raw-API-API-raw: a drift over the run (warm-up, the server's tables growing) weighs on both sides alike.
+      await rawStarts(client, 'bench-idle', true, WARMUP);
+      await apiStarts(WARMUP);
+      // Alternating, raw-API-API-raw: a drift over the run (the server's tables growing) weighs on both sides alike.
       const raw1 = await cpu.during(() => rawStarts(client, 'bench-idle', true, WINDOW), rawCpu);
       await statements?.reset();
-      const api1 = await cpu.during(apiStarts, apiCpu);
-      const api2 = await cpu.during(apiStarts, apiCpu);
+      const api1 = await cpu.during(() => apiStarts(), apiCpu);
+      const api2 = await cpu.during(() => apiStarts(), apiCpu);
       const apiStatements = await statements?.top(8, api1.requests.total + api2.requests.total, 'start');
       const raw2 = await cpu.during(() => rawStarts(client, 'bench-idle', true, WINDOW), rawCpu);
       await idleApi.stop();
@@ -294,6 +302,8 @@ async function main(): Promise<void> {
       });
       const noopCpu: Record<string, number>[] = [];
       const jobCpu: Record<string, number>[] = [];
+      await noops(Math.ceil(JOBS / 6));
+      await jobs(Math.ceil(JOBS / 6));
       // Alternating, no-op-job-job-no-op, BENCH_JOBS in each window.
       const noop1 = await cpu.during(() => noops(JOBS), noopCpu);
       await statements?.reset();
@@ -388,19 +398,19 @@ async function main(): Promise<void> {
         result?: { isError?: boolean };
       };
       if (!probe.result || probe.result.isError) throw new Error(`MCP probe failed: ${JSON.stringify(probe)}`);
-      const httpReads = () =>
+      const httpReads = (duration = WINDOW) =>
         autocannon({
           url: `${jobsApi.baseUrl}/agents?limit=25`,
           connections: CONCURRENCY,
-          duration: WINDOW,
+          duration,
           headers: auth,
         });
-      const mcpCalls = () =>
+      const mcpCalls = (duration = WINDOW) =>
         autocannon({
           url: mcpUrl,
           method: 'POST',
           connections: CONCURRENCY,
-          duration: WINDOW,
+          duration,
           headers: mcpHeaders,
           body: call,
         });
@@ -408,14 +418,16 @@ async function main(): Promise<void> {
       const cpu = stackLedger({ API: jobsApi.child.pid!, 'bench (load)': process.pid });
       const httpCpu: Record<string, number>[] = [];
       const mcpCpu: Record<string, number>[] = [];
+      await httpReads(WARMUP);
+      await mcpCalls(WARMUP);
       // Alternating, HTTP-MCP-MCP-HTTP.
-      const http1 = await cpu.during(httpReads, httpCpu);
+      const http1 = await cpu.during(() => httpReads(), httpCpu);
       await statements?.reset();
-      const mcp1 = await cpu.during(mcpCalls, mcpCpu);
-      const mcp2 = await cpu.during(mcpCalls, mcpCpu);
+      const mcp1 = await cpu.during(() => mcpCalls(), mcpCpu);
+      const mcp2 = await cpu.during(() => mcpCalls(), mcpCpu);
       const mcpStatements = await statements?.top(6, mcp1.requests.total + mcp2.requests.total, 'MCP call');
       await statements?.reset();
-      const http2 = await cpu.during(httpReads, httpCpu);
+      const http2 = await cpu.during(() => httpReads(), httpCpu);
       const httpStatements = await statements?.top(6, http2.requests.total, 'HTTP read (second window)');
       // The same exchange without a tool or credits: what the MCP framing itself costs.
       const list = await autocannon({
