@@ -12,6 +12,7 @@ import { startEventDispatcher } from './services/events/dispatcher';
 import { buildAppContext } from './services/platform/context';
 import { waitForTemporal } from './temporal/devServer';
 import { ensureSearchAttributes } from './temporal/searchAttributes';
+import { workflowBundlerOptions, workflowsPath } from './temporal/workflowBundle';
 import { webhookTaskQueue } from './workflows/contracts/webhookBatch';
 
 export interface RunningWorker {
@@ -42,7 +43,7 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
     activities,
     ...(config.WORKFLOW_BUNDLE_PATH
       ? { workflowBundle: { codePath: config.WORKFLOW_BUNDLE_PATH } }
-      : { workflowsPath: require.resolve('./workflows') }),
+      : { workflowsPath, bundlerOptions: workflowBundlerOptions }),
     // Activities mostly wait on Postgres; a few at a time per core keeps the pool busy, not swamped.
     maxConcurrentActivityTaskExecutions: 20,
     maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS,

@@ -2,10 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { workflowBundlerOptions, workflowsPath } from '../temporal/workflowBundle';
 
 export async function writeWorkflowBundle(outFile: string): Promise<string> {
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../workflows'),
+    workflowsPath,
+    ...workflowBundlerOptions,
     logger: new DefaultLogger('WARN'),
   });
   fs.mkdirSync(path.dirname(outFile), { recursive: true });

@@ -17,7 +17,7 @@ const { settleTemplate, campaignStillPending } = proxyLocalActivities<TemplateAc
   startToCloseTimeout: '30 seconds',
 });
 
-const DECIDED = ['APPROVED', 'REJECTED'];
+const DECIDED: readonly string[] = ['APPROVED', 'REJECTED'];
 
 /**
  * A WhatsApp campaign's template approval: submit, then wait for the provider's status webhook

@@ -114,6 +114,62 @@ describe('workflow contracts and layering', () => {
     expect(modules).not.toContain('./workflows/contracts/schemas.ts');
   }, 60_000);
 
+  it('no workflow module keeps state at module scope: the bundle preloads them once for every workflow', () => {
+    // temporal/workflowBundle.ts preloads workflows/ into the worker's shared V8 context, so a
+    // module's top level runs once and is seen by every workflow. It may declare functions, types,
+    // literals, read-only arrays and the SDK's definitions and proxies; a `let`, a collection or a
+    // statement run for its effect would be shared by every workflow the worker runs.
+    const definitions = new Set([
+      'proxyActivities',
+      'proxyLocalActivities',
+      'defineSignal',
+      'defineQuery',
+      'defineUpdate',
+      'defineSearchAttributeKey',
+    ]);
+    const stateless = (init: ts.Expression | undefined, type?: ts.TypeNode): boolean => {
+      if (!init) return false;
+      if (ts.isAsExpression(init) && init.type.getText() === 'const') return true;
+      if (ts.isStringLiteral(init) || ts.isNumericLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init))
+        return true;
+      if (ts.isTemplateExpression(init) || ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return true;
+      // A constant read or computed from constants: `-1`, `DELAYS.length + 1`.
+      if (ts.isIdentifier(init) || ts.isPropertyAccessExpression(init)) return true;
+      if (ts.isPrefixUnaryExpression(init)) return stateless(init.operand);
+      if (ts.isBinaryExpression(init)) return stateless(init.left) && stateless(init.right);
+      if (ts.isArrayLiteralExpression(init))
+        return !!type && ts.isTypeOperatorNode(type) && type.operator === ts.SyntaxKind.ReadonlyKeyword;
+      if (ts.isSatisfiesExpression(init)) return stateless(init.expression, type);
+      return ts.isCallExpression(init) && definitions.has(init.expression.getText());
+    };
+    const topLevelIsStateless = (statement: ts.Statement): boolean =>
+      ts.isImportDeclaration(statement) ||
+      ts.isExportDeclaration(statement) ||
+      ts.isFunctionDeclaration(statement) ||
+      ts.isInterfaceDeclaration(statement) ||
+      ts.isTypeAliasDeclaration(statement) ||
+      // `workflow satisfies Contract;` is checked by the compiler and does nothing when run.
+      (ts.isExpressionStatement(statement) && ts.isSatisfiesExpression(statement.expression)) ||
+      // A class without static members holds nothing between its instances.
+      (ts.isClassDeclaration(statement) &&
+        !statement.members.some((m) => ts.getCombinedModifierFlags(m as ts.Declaration) & ts.ModifierFlags.Static)) ||
+      (ts.isVariableStatement(statement) &&
+        !!(statement.declarationList.flags & ts.NodeFlags.Const) &&
+        statement.declarationList.declarations.every((d) => stateless(d.initializer, d.type)));
+    const offending = files
+      // schemas.ts holds zod schemas for the API; contracts import its types only, and the bundle leaves it out (above).
+      .filter((file) => rel(file).startsWith('workflows/') && rel(file) !== 'workflows/contracts/schemas.ts')
+      .flatMap((file) => {
+        const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+        return source.statements.flatMap((statement) => {
+          if (topLevelIsStateless(statement)) return [];
+          const { line } = source.getLineAndCharacterOfPosition(statement.getStart());
+          return [`${rel(file)}:${line + 1}: ${statement.getText().split('\n')[0]}`];
+        });
+      });
+    expect(offending).toEqual([]);
+  });
+
   it('each contract names a workflow the worker registers', () => {
     const registered = [
       ...fs.readFileSync(path.join(root, 'workflows', 'index.ts'), 'utf8').matchAll(/export \{ (\w+) \} from/g),
