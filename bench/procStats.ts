@@ -35,14 +35,20 @@ export const machineBusy = (): number => {
   return (user + nice + system + irq + softirq + steal) / 100;
 };
 
-/** CPU seconds used so far by every process whose command name is `comm` (all of Postgres's backends, say). */
+/**
+ * CPU seconds used so far by every process whose command name is `comm` (all of Postgres's
+ * backends, say), and by the children they have reaped: a backend that ends during a window moves
+ * its time to its postmaster's count instead of taking it out of the window (which read negative).
+ */
 export const cpuOfCommand = (comm: string): number => {
   let total = 0;
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === comm) total += cpuOf(Number(entry));
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== comm) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
     } catch {
       // The process ended between the listing and the read.
     }

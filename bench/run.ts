@@ -134,6 +134,17 @@ async function runPool<T>(items: T[], concurrency: number, fn: (item: T) => Prom
   );
 }
 
+/**
+ * Vacuums and checkpoints the database, so that the autovacuum of what a section wrote (100 000
+ * imported contacts, a million segment contacts) does not run inside the next section's windows:
+ * it did in (f), on whichever side it fell (run 28). A server at DATABASE_URL may refuse CHECKPOINT
+ * to a user without the right; the vacuum is what matters.
+ */
+async function settlePostgres(db: Db): Promise<void> {
+  await db.raw('VACUUM (ANALYZE)');
+  await db.raw('CHECKPOINT').catch((err: Error) => log(`(CHECKPOINT refused: ${err.message})`));
+}
+
 /** A team on the unmetered `bench` plan. */
 async function benchTeam(db: Db, prefix: string) {
   const team = await bootstrapTeam(db, { team: `${prefix}-${Date.now()}` });
@@ -384,6 +395,7 @@ async function main(): Promise<void> {
 
     // (f) An MCP tool call against the same read over HTTP: MCP framing, a server per request, credit metering.
     if (runs('f')) {
+      await settlePostgres(db);
       const teamF = await benchTeam(db, 'bench-f');
       const auth = { authorization: `Bearer ${teamF.token}`, 'x-team-slug': teamF.team };
       const mcpUrl = jobsApi.baseUrl.replace(/\/v1$/, '/mcp');
@@ -470,7 +482,9 @@ async function main(): Promise<void> {
     }
 
     const team = (prefix: string) => benchTeam(db, prefix);
-    if (runs('d'))
+    // Every section from here on starts on a vacuumed database.
+    const settledFirst = (section: string) => runs(section) && settlePostgres(db).then(() => true);
+    if (await settledFirst('d'))
       results.push(
         ...(await benchCampaigns({
           db,
@@ -486,12 +500,11 @@ async function main(): Promise<void> {
           log,
         })),
       );
-    if (runs('e'))
+    if (await settledFirst('e'))
       results.push(
         ...(await benchSegments({ db, apiBaseUrl: jobsApi.baseUrl, team, segmentContacts: SEGMENT_CONTACTS, log })),
       );
-    /** A section's table, kept for the end and shown at once. */
-    if (runs('g'))
+    if (await settledFirst('g'))
       report(
         await benchAgentStream({
           db,
@@ -501,8 +514,8 @@ async function main(): Promise<void> {
           client,
         }),
       );
-    if (runs('h')) results.push(...(await benchMemories({ db, team, memories: MEMORIES, log })));
-    if (runs('i'))
+    if (await settledFirst('h')) results.push(...(await benchMemories({ db, team, memories: MEMORIES, log })));
+    if (await settledFirst('i'))
       report(
         await benchAutomations({
           db,
@@ -514,7 +527,7 @@ async function main(): Promise<void> {
           log,
         }),
       );
-    if (runs('j'))
+    if (await settledFirst('j'))
       report(
         await benchWebhookFanOut({
           db,
