@@ -95,18 +95,16 @@ export async function benchAutomations(o: AutomationBenchOptions): Promise<strin
           [o.team.teamId, o.enrollments],
         )
         .then((r: { rows: { id: string }[] }) => r.rows.map((row) => row.id));
-      for (let i = 0; i < ids.length; i += 500)
-        await Promise.all(
-          ids.slice(i, i + 500).map((id) =>
-            recordEvent(trx, {
-              teamId: o.team.teamId,
-              type: 'contact.created',
-              subject: id,
-              dedupeKey: `bench-i:${id}`,
-              data: { contact: { id } },
-            }),
-          ),
-        );
+      // One at a time: a transaction is one connection, which runs one query at a time anyway
+      // (pg queued the 500 this loop once fired at it, a use pg 9 refuses).
+      for (const id of ids)
+        await recordEvent(trx, {
+          teamId: o.team.teamId,
+          type: 'contact.created',
+          subject: id,
+          dedupeKey: `bench-i:${id}`,
+          data: { contact: { id } },
+        });
     });
     const done = async () =>
       Number(
