@@ -10,10 +10,14 @@ export const rssOf = (pid: number): number => {
   }
 };
 
-/** CPU seconds (user + system) a process has used so far (Linux clock ticks of 1/100 s). */
-export const cpuOf = (pid: number): number => {
+/**
+ * CPU seconds (user + system) a process has used so far (Linux clock ticks of 1/100 s);
+ * `withReapedChildren`: and the children it has waited for.
+ */
+export const cpuOf = (pid: number, withReapedChildren = false): number => {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  const own = Number(fields[11]) + Number(fields[12]);
+  return (withReapedChildren ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
 };
 
 /** Samples a process's resident set every 250 ms; the function returned stops and gives the peak, in MiB. */
@@ -46,9 +50,7 @@ export const cpuOfCommand = (comm: string): number => {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== comm) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === comm) total += cpuOf(Number(entry), true);
     } catch {
       // The process ended between the listing and the read.
     }

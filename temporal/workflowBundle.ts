@@ -9,8 +9,8 @@
  * because no module under workflows/ keeps state at module scope: their top level only declares
  * functions, constants, signal/query/update definitions and activity proxies, which hold options
  * and look up the running workflow when called (test/workflows/workflow.contracts.test.ts checks
- * this). Shared modules are deep-frozen by the SDK, so a module that tried to keep state would
- * fail loudly, not leak quietly.
+ * this, and fails on anything else at the top level). The SDK deep-freezes what a shared module
+ * exports, but not what it keeps to itself: the test is the guard.
  */
 export const workflowsPath = require.resolve('../workflows');
 
