@@ -47,7 +47,8 @@ export const automationTools: Tool[] = [
     app: 'automations',
     access: 'read',
     input: automationListQuerySchema,
-    run: ({ ctx, team }, query) => listAutomations(ctx.db, team.id, query),
+    chargeRides: true,
+    run: ({ ctx, team, rider }, query) => listAutomations(ctx.db, team.id, query, rider),
   }),
   tool({
     name: 'get_automation',

@@ -14,7 +14,8 @@ import { AppSlug } from '../services/agents/apps';
 import type { TeamRef } from '../services/platform/context';
 import { PaymentRefused, takePayment, type PaymentGate } from '../services/payments/gate';
 import { MCP_PAYMENT_RESPONSE_META } from '../services/payments/x402';
-import { chargeCredits, CREDIT_COST, refundCredits } from '../services/platform/credits';
+import { chargeCredits, CREDIT_COST, refundCredits, ridingCharge } from '../services/platform/credits';
+import type { Rider } from '../services/platform/pagination';
 import { outsideCallerRoom, promptAsOutsider, type PromptInput } from '../services/rooms/promptAgent';
 import {
   AppError,
@@ -136,7 +137,8 @@ export function buildMcpServer(connection: Connection): Server {
 
 /**
  * Validate (nothing charged for bad arguments), charge, then run: the order that keeps credits
- * exact and honest. An outside caller goes through callAsOutsider.
+ * exact and honest. A read marked `chargeRides` charges in its own statement instead (an
+ * unmetered team's charge, which refuses nothing). An outside caller goes through callAsOutsider.
  */
 async function callTool(
   t: Tool,
@@ -147,9 +149,19 @@ async function callTool(
   const parsed = t.input.safeParse(rawArgs);
   if (!parsed.success) return toolError(validationError(parsed.error, 'arguments').toBody());
   if (connection.outside) return callAsOutsider(t, connection, connection.outside, parsed.data as PromptInput, meta);
+  const { db, config } = connection.ctx;
+  const charge = () => chargeCredits(db, connection.team, config.MCP_CREDITS, CREDIT_COST[t.access]);
+  const riding = t.chargeRides && ridingCharge(db, connection.team, config.MCP_CREDITS, CREDIT_COST[t.access]);
   try {
-    await chargeCredits(connection.ctx.db, connection.team, connection.ctx.config.MCP_CREDITS, CREDIT_COST[t.access]);
-    return toolResult(await runTool(t, connection, parsed.data));
+    if (!riding) {
+      await charge();
+      return toolResult(await runTool(t, connection, parsed.data));
+    }
+    try {
+      return toolResult(await runTool(t, connection, parsed.data, riding.ride));
+    } finally {
+      if (!riding.counted) await charge();
+    }
   } catch (err) {
     return failure(err, t, connection);
   }
@@ -217,8 +229,8 @@ function failure(err: unknown, t: Tool, connection: Connection): CallToolResult 
   });
 }
 
-function runTool(t: Tool, connection: Connection, args: unknown): Promise<unknown> {
-  const call: ToolCall = { ...connection, agentId: connection.agent.id };
+function runTool(t: Tool, connection: Connection, args: unknown, rider?: Rider): Promise<unknown> {
+  const call: ToolCall = { ...connection, agentId: connection.agent.id, rider };
   if (t.warp && connection.agent.mode === 'manual') return requestApproval(connection.ctx, caller(call), t.warp, args);
   return t.run(call, args);
 }

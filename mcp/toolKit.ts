@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppSlug } from '../services/agents/apps';
 import type { AppContext, TeamRef } from '../services/platform/context';
+import type { Rider } from '../services/platform/pagination';
 import type { Access, Principal } from '../services/identity/principal';
 import { runSensitiveWrite, SensitiveWarp, warpArgsSchema } from '../services/deliveries/warps';
 
@@ -16,6 +17,8 @@ export interface ToolCall {
   idempotencyKey?: string;
   /** A caller of another team at a public agent's /mcp/agents/{uuid}: `team` is then the agent's. */
   callerTeamId?: string;
+  /** For a tool with `chargeRides`: the call's credit charge, for the tool's read to carry in its statement. */
+  rider?: Rider;
 }
 
 /**
@@ -42,6 +45,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   warp?: SensitiveWarp;
   /** How an agent's turn runs it (default `atomic`). */
   inTurns?: InTurns;
+  /**
+   * A read whose statement carries the call's credit charge (`ToolCall.rider`, outside any
+   * transaction): one round trip, not two. A call that fails before the statement succeeds is
+   * charged on its own, as every other call is.
+   */
+  chargeRides?: true;
   run(call: ToolCall, args: z.infer<S>): Promise<unknown>;
 }
 

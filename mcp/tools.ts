@@ -85,7 +85,8 @@ const coreTools: Tool[] = [
     app: 'core',
     access: 'read',
     input: pageQuerySchema,
-    run: ({ ctx, team }, page) => listAgents(ctx.db, team.id, page),
+    chargeRides: true,
+    run: ({ ctx, team, rider }, page) => listAgents(ctx.db, team.id, page, rider),
   }),
   tool({
     name: 'list_public_teams',
@@ -177,7 +178,8 @@ const coreTools: Tool[] = [
     app: 'core',
     access: 'read',
     input: pageQuerySchema,
-    run: ({ ctx, team }, page) => listMedia(ctx.db, team.id, page, ctx.config.baseUrl),
+    chargeRides: true,
+    run: ({ ctx, team, rider }, page) => listMedia(ctx.db, team.id, page, ctx.config.baseUrl, rider),
   }),
   sensitiveTool('media-delete', {
     name: 'media_delete',
@@ -345,7 +347,8 @@ const campaignTools: Tool[] = [
     app: 'campaigns',
     access: 'read',
     input: campaignListQuerySchema,
-    run: ({ ctx, team }, query) => listCampaigns(ctx.db, team.id, query),
+    chargeRides: true,
+    run: ({ ctx, team, rider }, query) => listCampaigns(ctx.db, team.id, query, rider),
   }),
   tool({
     name: 'campaign_stats',
@@ -374,7 +377,8 @@ const contactTools: Tool[] = [
     app: 'contacts',
     access: 'read',
     input: pageQuerySchema,
-    run: ({ ctx, team }, page) => listSegments(ctx.db, team.id, page),
+    chargeRides: true,
+    run: ({ ctx, team, rider }, page) => listSegments(ctx.db, team.id, page, rider),
   }),
   tool({
     name: 'create_segment',

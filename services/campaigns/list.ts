@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
-import { keysetPage, Page } from '../platform/pagination';
+import { keysetPage, Page, Rider } from '../platform/pagination';
 import { CampaignRow, presentCampaign } from './campaignRow';
 import type { CampaignJson, campaignListQuerySchema } from './schemas';
 
@@ -8,10 +8,13 @@ export async function listCampaigns(
   db: Db,
   teamId: string,
   query: z.infer<typeof campaignListQuerySchema>,
+  rider?: Rider,
 ): Promise<Page<CampaignJson>> {
   const q = db('campaigns').where({ team_id: teamId });
   if (query.archived) q.whereNotNull('archived_at');
   else q.whereNull('archived_at');
   if (query.status) q.where({ status: query.status });
-  return keysetPage(q.select('*'), query, (row: CampaignRow & { seq: number }) => presentCampaign(row));
+  return keysetPage(q.select('*'), query, (row: CampaignRow & { seq: number }) => presentCampaign(row), {
+    rider,
+  });
 }

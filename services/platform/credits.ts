@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { AppError } from './errors';
 import type { TeamRef } from './context';
+import type { Rider } from './pagination';
 
 /** What an MCP tool call costs: reads 1 credit, writes 2 (the spec's Limits). */
 export const CREDIT_COST = { read: 1, write: 2 } as const;
@@ -64,6 +65,14 @@ const UNMETERED_COUNTER_ROWS = 16;
 const usedOffRowZero = `(SELECT coalesce(sum(other.used), 0) FROM credit_usage other
    WHERE other.team_id = ?::uuid AND other.cycle_start = ?::date AND other.shard <> 0)`;
 
+/** Counts an unmetered team's call on one of its cycle's counter rows: a statement, to run alone or inside another. */
+const unmeteredCharge = (db: Db, team: TeamRef, cost: number, now: Date) =>
+  db.raw(
+    `INSERT INTO credit_usage (team_id, cycle_start, shard, used, calls) VALUES (?, ?, ?, ?, 1)
+     ON CONFLICT (team_id, cycle_start, shard) DO UPDATE SET used = credit_usage.used + excluded.used, calls = credit_usage.calls + 1, updated_at = now()`,
+    [team.id, cycleDate(billingCycle(now).start), randomInt(UNMETERED_COUNTER_ROWS), cost],
+  );
+
 /**
  * Takes `cost` credits from the team's cycle, or refuses with 402 `credits_exhausted` and takes
  * nothing. A metered charge is one conditional upsert on the cycle's row 0, against the sum of
@@ -81,11 +90,7 @@ export async function chargeCredits(
   const allowance = allowances[team.plan];
   const cycle = cycleDate(billingCycle(now).start);
   if (allowance === undefined) {
-    await db.raw(
-      `INSERT INTO credit_usage (team_id, cycle_start, shard, used, calls) VALUES (?, ?, ?, ?, 1)
-       ON CONFLICT (team_id, cycle_start, shard) DO UPDATE SET used = credit_usage.used + excluded.used, calls = credit_usage.calls + 1, updated_at = now()`,
-      [team.id, cycle, randomInt(UNMETERED_COUNTER_ROWS), cost],
-    );
+    await unmeteredCharge(db, team, cost, now);
     return;
   }
   const charged = await db.raw(
@@ -133,4 +138,44 @@ export async function refundCredits(db: Db, team: TeamRef, cost: number, now = n
          ORDER BY used >= ? DESC, shard LIMIT 1)`,
     [cost, team.id, cycle, cost],
   );
+}
+
+/**
+ * A charge that rides in a read's own statement, as a data-modifying CTE (Postgres runs it once,
+ * whether or not the read uses its output): the read and its charge commit together, in one
+ * round trip instead of two. `ride` adds it to the query; `counted` says whether a statement that
+ * carried it succeeded.
+ */
+export interface RidingCharge {
+  /** Rides in the first query it is given only: one call, one charge. */
+  ride: Rider;
+  readonly counted: boolean;
+}
+
+/**
+ * The charge of one call as a `RidingCharge`, for an unmetered team only: a metered charge may
+ * refuse, and a refused call must not read, so it stays a statement of its own, before the read.
+ */
+export function ridingCharge(
+  db: Db,
+  team: TeamRef,
+  allowances: Record<string, number>,
+  cost: number,
+  now = new Date(),
+): RidingCharge | undefined {
+  if (allowances[team.plan] !== undefined) return undefined;
+  let rode = false;
+  let counted = false;
+  return {
+    ride(query) {
+      if (rode) return;
+      rode = true;
+      query.with('credit_charge', unmeteredCharge(db, team, cost, now)).on('query-response', () => {
+        counted = true;
+      });
+    },
+    get counted() {
+      return counted;
+    },
+  };
 }

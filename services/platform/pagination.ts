@@ -52,17 +52,25 @@ export function toPage<R extends { seq: number }, T>(rows: R[], limit: number, p
 }
 
 /**
+ * A write that rides in a read's own statement, as a CTE that commits with it: the credit charge
+ * of the MCP call that reads (services/platform/credits.ts › ridingCharge).
+ */
+export type Rider = (query: Knex.QueryBuilder) => void;
+
+/**
  * Fetches one page of `query` (rows with a `seq` column) after the page's cursor: in creation
- * order, or newest first for lists people read as an inbox (`newestFirst`).
+ * order, or newest first for lists people read as an inbox (`newestFirst`); `rider` goes in the
+ * same statement.
  */
 export async function keysetPage<R extends { seq: number }, T>(
   query: Knex.QueryBuilder,
   page: PageQuery,
   present: (row: R) => T,
-  { newestFirst = false }: { newestFirst?: boolean } = {},
+  { newestFirst = false, rider }: { newestFirst?: boolean; rider?: Rider } = {},
 ): Promise<Page<T>> {
   const after = decodeCursor(page.cursor);
   if (after !== null) query.where('seq', newestFirst ? '<' : '>', after);
+  rider?.(query);
   const rows = (await query.orderBy('seq', newestFirst ? 'desc' : 'asc').limit(page.limit + 1)) as R[];
   return toPage(rows, page.limit, present);
 }

@@ -697,18 +697,26 @@ describe('MCP', () => {
       // Counted on several rows (no single row lock for every call of the team), summed when read.
       const rows = await suite.db('credit_usage').where({ team_id: team.teamId }).count({ n: '*' });
       expect(Number(rows[0].n)).toBeGreaterThan(1);
+      // Its list reads charge in their own statement; one its service refuses before that statement
+      // (a cursor this API never issued) is charged on its own, once, as any refused call is.
+      expect(await failing(clients[0], 'svc_list_agents', { cursor: 'bogus' })).toMatchObject({
+        code: 'validation_error',
+        details: { issues: [expect.objectContaining({ path: 'cursor' })] },
+      });
+      expect((await ok(clients[0], 'media_list', { limit: 5 })).data).toEqual([]);
+      expect((await api.get('/credits')).body).toMatchObject({ used: 82, calls: 82, refused: 0 });
 
       await suite.db('teams').where({ id: team.teamId }).update({ plan: 'free' });
       expect(await failing(clients[0], 'svc_list_agents')).toMatchObject({
         code: 'credits_exhausted',
-        details: { allowance: 50, used: 80, cost: 1 },
+        details: { allowance: 50, used: 82, cost: 1 },
       });
       expect((await api.get('/credits')).body).toMatchObject({
         plan: 'free',
         allowance: 50,
-        used: 80,
+        used: 82,
         remaining: 0,
-        calls: 80,
+        calls: 82,
         refused: 1,
       });
     } finally {
