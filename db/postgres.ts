@@ -54,7 +54,9 @@ export async function ensurePostgres(opts: {
     persistent: true,
     // Postgres refuses to run as root; CI and dev machines here run as root.
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: opts.statementStats ? ['-c', 'shared_preload_libraries=pg_stat_statements'] : [],
+    postgresFlags: opts.statementStats
+      ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_planning=on']
+      : [],
     onLog: (line: unknown) => opts.log?.(String(line).trim()),
     onError: (err: unknown) => opts.log?.(String(err)),
   });

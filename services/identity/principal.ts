@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../../db/knex';
+import { preparedOnce, type Db } from '../../db/knex';
 import type { RateDecision, RateLimits } from '../platform/rateLimits';
 import { findApiTokenOwner, liveApiToken, touchApiToken } from './apiTokens';
 import type { TeamRef } from '../platform/context';
@@ -83,7 +83,7 @@ interface OAuthTokenRow {
  * the team; a token bound (RFC 8707) to another resource is refused as if unknown.
  */
 async function oauthTokenRow(db: Db, token: string, audience: Audience): Promise<OAuthTokenRow | null> {
-  const row: OAuthTokenRow | undefined = await liveAccessToken(db, token)
+  const query = liveAccessToken(db, token)
     ?.join('teams', 'teams.id', 'oauth_grants.team_id')
     .leftJoin('memberships', (j) =>
       j.on('memberships.team_id', 'oauth_grants.team_id').andOn('memberships.user_id', 'oauth_grants.user_id'),
@@ -100,6 +100,7 @@ async function oauthTokenRow(db: Db, token: string, audience: Audience): Promise
       'oauth_tokens.resource as resource',
       'memberships.user_id as member',
     );
+  const row: OAuthTokenRow | undefined = query && (await preparedOnce(query));
   if (!row || (row.userId !== null && row.member === null)) return null;
   if (row.resource !== null && row.resource !== audience.resource) throw otherResource(audience);
   return row;
@@ -213,14 +214,16 @@ export async function authenticateTeamRequest<Row = never>(
     if (extra) query.joinRaw(`LEFT JOIN LATERAL (${extra.sql}) AS alongside ON true`, extra.bindings);
     const row:
       | { tokenId: string; userId: string; teamId: string | null; plan: string; points: number; expire: string | null }
-      | undefined = await query.first(
-      'caller.tokenId',
-      'caller.userId',
-      'caller.teamId',
-      'caller.plan',
-      'counted.points',
-      'counted.expire',
-      ...(extra ? [db.raw('to_jsonb(alongside.*) AS alongside')] : []),
+      | undefined = await preparedOnce(
+      query.first(
+        'caller.tokenId',
+        'caller.userId',
+        'caller.teamId',
+        'caller.plan',
+        'counted.points',
+        'counted.expire',
+        ...(extra ? [db.raw('to_jsonb(alongside.*) AS alongside')] : []),
+      ),
     );
     if (!row) throw unknownCredential(audience);
     const principal = apiTokenPrincipal(db, row);
