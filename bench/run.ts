@@ -191,6 +191,7 @@ async function main(): Promise<void> {
     const statements = await statementStats(db, PG_STATEMENTS);
     // (a) Starting: nobody polls 'bench-idle', so only the start path is measured on both sides.
     if (runs('a')) {
+      await settlePostgres(db);
       const idleApi = await startApiProcess({ ...base, TEMPORAL_TASK_QUEUE: 'bench-idle' });
       const teamA = await benchTeam(db, 'bench-a');
       const apiStarts = (duration = WINDOW) =>
@@ -266,6 +267,7 @@ async function main(): Promise<void> {
 
     let started = performance.now();
     if (runs('b')) {
+      await settlePostgres(db);
       const noops = async (count: number) => {
         const begun = performance.now();
         await runPool(
