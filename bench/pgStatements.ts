@@ -2,7 +2,7 @@ import type { Db } from '../db/knex';
 
 interface StatementRow {
   calls: string;
-  mean_plan_time: number;
+  total_plan_time: number;
   total_exec_time: number;
   mean_exec_time: number;
   rows: string;
@@ -39,18 +39,18 @@ export async function statementStats(db: Db, enabled: boolean) {
     /** The `n` statements of this database with the most execution time since the reset, per `unit` of work. */
     async top(n: number, units: number, unit: string): Promise<string[]> {
       const { rows } = (await db.raw(
-        `SELECT calls, mean_plan_time, total_exec_time, mean_exec_time, rows, query FROM pg_stat_statements
+        `SELECT calls, total_plan_time, total_exec_time, mean_exec_time, rows, query FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
             AND query NOT LIKE '%pg_stat_statements%'
           ORDER BY total_exec_time DESC LIMIT ?`,
         [n],
       )) as { rows: StatementRow[] };
       return [
-        `| Postgres statement (pg_stat_statements) | calls per ${unit} | mean ms planning | mean ms executing | total ms executing | rows per call |`,
+        `| Postgres statement (pg_stat_statements) | calls per ${unit} | ms planning per call | mean ms executing | total ms executing | rows per call |`,
         '|---|---|---|---|---|---|',
         ...rows.map(
           (r) =>
-            `| \`${oneLine(r.query)}\` | ${(Number(r.calls) / units).toFixed(2)} | ${r.mean_plan_time.toFixed(3)} | ${r.mean_exec_time.toFixed(3)} | ${r.total_exec_time.toFixed(0)} | ${(Number(r.rows) / Number(r.calls)).toFixed(1)} |`,
+            `| \`${oneLine(r.query)}\` | ${(Number(r.calls) / units).toFixed(2)} | ${(r.total_plan_time / Number(r.calls)).toFixed(3)} | ${r.mean_exec_time.toFixed(3)} | ${r.total_exec_time.toFixed(0)} | ${(Number(r.rows) / Number(r.calls)).toFixed(1)} |`,
         ),
       ];
     },

@@ -13,9 +13,8 @@ export type Db = Knex;
  * statement whose planning costs Postgres more than running it (the credential's, planned in
  * 0.26 ms and run in 0.08: docs/BENCHMARKS.md › Run 29). Named after its text, so that each text
  * is prepared once per connection whatever its bindings; use it only where the text takes a few
- * shapes (every one is kept for the connection's life). Write its `limit` into the text
- * (`limit(n, { skipBinding: true })`): with the limit a parameter, Postgres may find the plan for
- * any value dearer than the one for the value at hand, and plan every call again.
+ * shapes (every one is kept for the connection's life). After five calls Postgres keeps one
+ * generic plan for it (`pg_prepared_statements`: 5 custom plans, then generic ones).
  */
 export function preparedOnce<Q extends Knex.QueryBuilder>(query: Q): Q {
   const name = `p_${createHash('sha1').update(query.toSQL().sql).digest('base64url')}`;

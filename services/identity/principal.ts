@@ -82,9 +82,6 @@ interface OAuthTokenRow {
  * A live OAuth access token with its team. A user's token stops working when the user leaves
  * the team; a token bound (RFC 8707) to another resource is refused as if unknown.
  */
-/** A prepared statement's limit, written into its text: Postgres then plans it once for every call (db/knex.ts › preparedOnce). */
-const INLINE = { skipBinding: true };
-
 async function oauthTokenRow(db: Db, token: string, audience: Audience): Promise<OAuthTokenRow | null> {
   const query = liveAccessToken(db, token)
     ?.join('teams', 'teams.id', 'oauth_grants.team_id')
@@ -102,8 +99,7 @@ async function oauthTokenRow(db: Db, token: string, audience: Audience): Promise
       'oauth_tokens.scope as scope',
       'oauth_tokens.resource as resource',
       'memberships.user_id as member',
-    )
-    .limit(1, INLINE);
+    );
   const row: OAuthTokenRow | undefined = query && (await preparedOnce(query));
   if (!row || (row.userId !== null && row.member === null)) return null;
   if (row.resource !== null && row.resource !== audience.resource) throw otherResource(audience);
@@ -182,7 +178,7 @@ const apiTokenInTeam = (db: Db, apiToken: Knex.QueryBuilder, slug: string) =>
       'memberships.team_id as teamId',
       'teams.plan as plan',
     )
-    .limit(1, INLINE);
+    .limit(1);
 
 /**
  * A subquery of one row that the authentication of a team request may carry along (a lateral
@@ -219,17 +215,15 @@ export async function authenticateTeamRequest<Row = never>(
     const row:
       | { tokenId: string; userId: string; teamId: string | null; plan: string; points: number; expire: string | null }
       | undefined = await preparedOnce(
-      query
-        .first(
-          'caller.tokenId',
-          'caller.userId',
-          'caller.teamId',
-          'caller.plan',
-          'counted.points',
-          'counted.expire',
-          ...(extra ? [db.raw('to_jsonb(alongside.*) AS alongside')] : []),
-        )
-        .limit(1, INLINE),
+      query.first(
+        'caller.tokenId',
+        'caller.userId',
+        'caller.teamId',
+        'caller.plan',
+        'counted.points',
+        'counted.expire',
+        ...(extra ? [db.raw('to_jsonb(alongside.*) AS alongside')] : []),
+      ),
     );
     if (!row) throw unknownCredential(audience);
     const principal = apiTokenPrincipal(db, row);
