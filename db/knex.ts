@@ -13,8 +13,11 @@ export type Db = Knex;
  * statement whose planning costs Postgres more than running it (the credential's, planned in
  * 0.26 ms and run in 0.08: docs/BENCHMARKS.md › Run 29). Named after its text, so that each text
  * is prepared once per connection whatever its bindings; use it only where the text takes a few
- * shapes (every one is kept for the connection's life). After five calls Postgres keeps one
- * generic plan for it (`pg_prepared_statements`: 5 custom plans, then generic ones).
+ * shapes (every one is kept for the connection's life). After five custom plans Postgres may keep
+ * a generic one, when it estimates it no dearer; for the credential's it does
+ * (`pg_prepared_statements`: 5 custom plans, then generic ones). A pooler in transaction mode
+ * needs protocol-level prepared statements (PgBouncer 1.21+, `max_prepared_statements`), and a
+ * migration that changes the type of a column these statements return needs the API restarted.
  */
 export function preparedOnce<Q extends Knex.QueryBuilder>(query: Q): Q {
   const name = `p_${createHash('sha1').update(query.toSQL().sql).digest('base64url')}`;

@@ -47,7 +47,7 @@ export const automationTools: Tool[] = [
     app: 'automations',
     access: 'read',
     input: automationListQuerySchema,
-    chargeRides: true,
+    chargeInRead: true,
     run: ({ ctx, team, rider }, query) => listAutomations(ctx.db, team.id, query, rider),
   }),
   tool({

@@ -137,7 +137,7 @@ export function buildMcpServer(connection: Connection): Server {
 
 /**
  * Validate (nothing charged for bad arguments), charge, then run: the order that keeps credits
- * exact and honest. A read marked `chargeRides` charges in its own statement instead (an
+ * exact and honest. A read marked `chargeInRead` charges in its own statement instead (an
  * unmetered team's charge, which refuses nothing). An outside caller goes through callAsOutsider.
  */
 async function callTool(
@@ -151,7 +151,7 @@ async function callTool(
   if (connection.outside) return callAsOutsider(t, connection, connection.outside, parsed.data as PromptInput, meta);
   const { db, config } = connection.ctx;
   const charge = () => chargeCredits(db, connection.team, config.MCP_CREDITS, CREDIT_COST[t.access]);
-  const riding = t.chargeRides && ridingCharge(db, connection.team, config.MCP_CREDITS, CREDIT_COST[t.access]);
+  const riding = t.chargeInRead && ridingCharge(db, connection.team, config.MCP_CREDITS, CREDIT_COST[t.access]);
   try {
     if (!riding) {
       await charge();
@@ -160,7 +160,7 @@ async function callTool(
     try {
       return toolResult(await runTool(t, connection, parsed.data, riding.ride));
     } finally {
-      if (!riding.counted) await charge();
+      if (!riding.charged) await charge();
     }
   } catch (err) {
     return failure(err, t, connection);

@@ -17,7 +17,7 @@ export interface ToolCall {
   idempotencyKey?: string;
   /** A caller of another team at a public agent's /mcp/agents/{uuid}: `team` is then the agent's. */
   callerTeamId?: string;
-  /** For a tool with `chargeRides`: the call's credit charge, for the tool's read to carry in its statement. */
+  /** For a tool with `chargeInRead`: the call's credit charge, for the tool's read to carry in its statement. */
   rider?: Rider;
 }
 
@@ -46,11 +46,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** How an agent's turn runs it (default `atomic`). */
   inTurns?: InTurns;
   /**
-   * A read whose statement carries the call's credit charge (`ToolCall.rider`, outside any
-   * transaction): one round trip, not two. A call that fails before the statement succeeds is
-   * charged on its own, as every other call is.
+   * A read whose statement carries the call's credit charge (`ToolCall.rider`): one round trip,
+   * not two. A call that fails before its statement, or in it, is charged on its own, as every
+   * other call is.
    */
-  chargeRides?: true;
+  chargeInRead?: true;
   run(call: ToolCall, args: z.infer<S>): Promise<unknown>;
 }
 

@@ -85,7 +85,7 @@ const coreTools: Tool[] = [
     app: 'core',
     access: 'read',
     input: pageQuerySchema,
-    chargeRides: true,
+    chargeInRead: true,
     run: ({ ctx, team, rider }, page) => listAgents(ctx.db, team.id, page, rider),
   }),
   tool({
@@ -178,7 +178,7 @@ const coreTools: Tool[] = [
     app: 'core',
     access: 'read',
     input: pageQuerySchema,
-    chargeRides: true,
+    chargeInRead: true,
     run: ({ ctx, team, rider }, page) => listMedia(ctx.db, team.id, page, ctx.config.baseUrl, rider),
   }),
   sensitiveTool('media-delete', {
@@ -347,7 +347,7 @@ const campaignTools: Tool[] = [
     app: 'campaigns',
     access: 'read',
     input: campaignListQuerySchema,
-    chargeRides: true,
+    chargeInRead: true,
     run: ({ ctx, team, rider }, query) => listCampaigns(ctx.db, team.id, query, rider),
   }),
   tool({
@@ -377,7 +377,7 @@ const contactTools: Tool[] = [
     app: 'contacts',
     access: 'read',
     input: pageQuerySchema,
-    chargeRides: true,
+    chargeInRead: true,
     run: ({ ctx, team, rider }, page) => listSegments(ctx.db, team.id, page, rider),
   }),
   tool({

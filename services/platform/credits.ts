@@ -143,13 +143,17 @@ export async function refundCredits(db: Db, team: TeamRef, cost: number, now = n
 /**
  * A charge that rides in a read's own statement, as a data-modifying CTE (Postgres runs it once,
  * whether or not the read uses its output): the read and its charge commit together, in one
- * round trip instead of two. `ride` adds it to the query; `counted` says whether a statement that
- * carried it succeeded.
+ * round trip instead of two. `ride` adds it to the query; `charged` says whether a statement that
+ * carried it succeeded. A statement whose answer is lost after its commit reads as not charged, so
+ * the caller charges again: one call then counts twice, never zero times.
  */
 export interface RidingCharge {
-  /** Rides in the first query it is given only: one call, one charge. */
+  /**
+   * Rides in the first query it is given only (one call, one charge), and never in one of a
+   * transaction, whose rollback would take the charge back after it read as made.
+   */
   ride: Rider;
-  readonly counted: boolean;
+  readonly charged: boolean;
 }
 
 /**
@@ -165,17 +169,17 @@ export function ridingCharge(
 ): RidingCharge | undefined {
   if (allowances[team.plan] !== undefined) return undefined;
   let rode = false;
-  let counted = false;
+  let charged = false;
   return {
     ride(query) {
-      if (rode) return;
+      if (rode || (query as { client?: { transacting?: boolean } }).client?.transacting) return;
       rode = true;
       query.with('credit_charge', unmeteredCharge(db, team, cost, now)).on('query-response', () => {
-        counted = true;
+        charged = true;
       });
     },
-    get counted() {
-      return counted;
+    get charged() {
+      return charged;
     },
   };
 }

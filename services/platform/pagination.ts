@@ -53,7 +53,9 @@ export function toPage<R extends { seq: number }, T>(rows: R[], limit: number, p
 
 /**
  * A write that rides in a read's own statement, as a CTE that commits with it: the credit charge
- * of the MCP call that reads (services/platform/credits.ts › ridingCharge).
+ * of the MCP call that reads (services/platform/credits.ts › ridingCharge). The query must run
+ * once, as it is (not cloned, not as a subquery: Postgres allows a data-modifying WITH only at the
+ * top level).
  */
 export type Rider = (query: Knex.QueryBuilder) => void;
 
