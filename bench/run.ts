@@ -96,7 +96,7 @@ async function rawStarts(
         await client.workflow.start<JobWorkflow>(jobWorkflowName, {
           taskQueue,
           workflowId: `raw-${jobId}`,
-          args: [{ jobId, type: 'contacts.export', importBatchSize: 1 }],
+          args: [{ jobId, type: 'contacts.export', importBatchSize: 1, onePageExportFirst: true }],
           ...(asTheApi
             ? {
                 typedSearchAttributes: [

@@ -51,7 +51,10 @@ const inTheWorkflowTask = proxyLocalActivities<JobActivities>({
 
 /** Marks the workflows that try the one-page export first (histories from before replay as they ran). */
 const ONE_PAGE_EXPORTS_IN_THE_WORKFLOW_TASK = 'one-page-exports-in-the-workflow-task';
-/** Marks the workflows that run a one-page export job as one local activity, bookkeeping included. */
+/**
+ * Marks the workflows that run a one-page export job as one local activity, bookkeeping included,
+ * among those started without `onePageExportFirst` (which needs no marker).
+ */
 const ONE_PAGE_EXPORT_JOBS_IN_ONE_LOCAL_ACTIVITY = 'one-page-export-jobs-in-one-local-activity';
 
 /** A `warp.run` job: one activity; a rule the warp breaks fails it at once (non-retryable). */
@@ -67,7 +70,9 @@ export async function jobWorkflow(args: JobWorkflowArgs): Promise<JobResult> {
   try {
     // Most exports fit in one page: the whole job is then one local activity, in the first
     // workflow task. A larger one comes back marked running, and goes on as an activity.
-    const onePageTried = args.type === 'contacts.export' && patched(ONE_PAGE_EXPORT_JOBS_IN_ONE_LOCAL_ACTIVITY);
+    const onePageTried =
+      args.type === 'contacts.export' &&
+      (args.onePageExportFirst === true || patched(ONE_PAGE_EXPORT_JOBS_IN_ONE_LOCAL_ACTIVITY));
     if (onePageTried) {
       progress.phase = 'exporting';
       const exported = await inTheWorkflowTask.exportJobInOnePage(args.jobId);

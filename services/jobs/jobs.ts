@@ -119,7 +119,14 @@ export async function createJob(
       client.workflow.start<JobWorkflow>(jobWorkflowName, {
         workflowId,
         taskQueue: ctx.temporal.taskQueue,
-        args: [{ jobId, type, importBatchSize: ctx.config.IMPORT_BATCH_SIZE }],
+        args: [
+          {
+            jobId,
+            type,
+            importBatchSize: ctx.config.IMPORT_BATCH_SIZE,
+            ...(type === 'contacts.export' ? { onePageExportFirst: true } : {}),
+          },
+        ],
         typedSearchAttributes: [
           { key: TeamSlugKey, value: team.slug },
           { key: JobTypeKey, value: type },

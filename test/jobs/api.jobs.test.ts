@@ -77,6 +77,16 @@ describe('jobs API', () => {
       expect(description.typedSearchAttributes.get(JobTypeKey)).toBe('contacts.export');
       expect(description.typedSearchAttributes.get(BusinessIdKey)).toBe(res.body.jobId);
       expect(await description.staticSummary()).toBe(`contacts.export job ${res.body.jobId} for team ${team.slug}`);
+      // The export's path is chosen at its start: no patch marker, and so no `TemporalChangeVersion`
+      // upsert for the server to index on top of the start's own search attributes.
+      const { events } = await client.workflow.getHandle(`job-${res.body.jobId}`).fetchHistory();
+      const versioning = (events ?? []).filter(
+        (e) =>
+          e.upsertWorkflowSearchAttributesEventAttributes ||
+          e.markerRecordedEventAttributes?.markerName === 'core_patch',
+      );
+      expect(versioning).toEqual([]);
+      expect(description.searchAttributes).not.toHaveProperty('TemporalChangeVersion');
       const listed = [];
       for await (const w of client.workflow.list({
         query: `TeamSlug = "${team.slug}" AND JobType = "contacts.export"`,

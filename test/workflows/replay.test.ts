@@ -20,6 +20,7 @@ describe('workflow determinism (replay)', () => {
       'campaign-schedule-cancelled.json',
       'campaign-send.json',
       'contacts-export-as-activity.json',
+      'contacts-export-by-patch.json',
       'contacts-export-three-local-activities.json',
       'contacts-export.json',
       'contacts-import-cancelled.json',

@@ -152,6 +152,14 @@ describe('jobWorkflow on the Temporal test environment', () => {
     };
   }
 
+  /** Every event of a run's history, in order, named by its attributes (`workflowTaskCompleted`). */
+  async function eventTypesOf(workflowId: string) {
+    const { events } = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
+    return (events ?? []).map((e) =>
+      (Object.keys(e).find((key) => key.endsWith('EventAttributes')) ?? '?').replace(/EventAttributes$/, ''),
+    );
+  }
+
   it('exports contacts that do not fit in one page as an activity, page by page, every one of them', async () => {
     const tag = `bulk-${Date.now()}`;
     const rows = Array.from({ length: 5_001 }, (_, i) => ({
@@ -164,7 +172,7 @@ describe('jobWorkflow on the Temporal test environment', () => {
     const exported = await suite.env.client.workflow.execute<JobWorkflow>(jobWorkflowName, {
       taskQueue,
       workflowId: `job-${jobId}`,
-      args: [{ jobId, type: 'contacts.export', importBatchSize: 10 }],
+      args: [{ jobId, type: 'contacts.export', importBatchSize: 10, onePageExportFirst: true }],
     });
     expect(exported).toMatchObject({ mediaId: `med_${jobId.slice(4)}`, rowCount: 5_001 });
     // The one-page try read one row too many and gave up; the activity wrote the file.
@@ -184,15 +192,42 @@ describe('jobWorkflow on the Temporal test environment', () => {
     await suite.db('contacts').where({ team_id: suite.team.teamId }).whereRaw('? = ANY(tags)', [tag]).delete();
   });
 
-  it('exports and ingests through the same workflow', async () => {
+  it('runs an export started without onePageExportFirst (as before it existed) the same way, by its patch marker', async () => {
     const exportId = await insertJob('contacts.export', {});
     const exported = await suite.env.client.workflow.execute<JobWorkflow>(jobWorkflowName, {
       taskQueue,
       workflowId: `job-${exportId}`,
       args: [{ jobId: exportId, type: 'contacts.export', importBatchSize: 10 }],
     });
+    expect(exported).toMatchObject({ mediaId: `med_${exportId.slice(4)}`, rowCount: expect.any(Number) });
+    expect(await activitiesOf(`job-${exportId}`)).toEqual({ scheduled: [], localActivities: 1 });
+    const { events } = await suite.env.client.workflow.getHandle(`job-${exportId}`).fetchHistory();
+    expect((events ?? []).map((e) => e.markerRecordedEventAttributes?.markerName).filter(Boolean)).toEqual([
+      'core_patch',
+      'core_local_activity',
+    ]);
+    expect(await suite.db('jobs').where({ id: exportId }).first('status')).toEqual({ status: 'succeeded' });
+    recordHistory(suite.env, 'contacts-export-by-patch', `job-${exportId}`);
+  });
+
+  it('exports and ingests through the same workflow', async () => {
+    const exportId = await insertJob('contacts.export', {});
+    const exported = await suite.env.client.workflow.execute<JobWorkflow>(jobWorkflowName, {
+      taskQueue,
+      workflowId: `job-${exportId}`,
+      args: [{ jobId: exportId, type: 'contacts.export', importBatchSize: 10, onePageExportFirst: true }],
+    });
     expect(exported).toMatchObject({ mediaId: `med_${exportId.slice(4)}`, contentType: 'text/csv' });
-    // Contacts that fit in one page: the whole job is one local activity in the workflow task.
+    // Contacts that fit in one page: the whole job is one local activity in the workflow task, and
+    // nothing else is recorded (no patch marker, no search-attribute upsert for the server to index).
+    expect(await eventTypesOf(`job-${exportId}`)).toEqual([
+      'workflowExecutionStarted',
+      'workflowTaskScheduled',
+      'workflowTaskStarted',
+      'workflowTaskCompleted',
+      'markerRecorded',
+      'workflowExecutionCompleted',
+    ]);
     expect(await activitiesOf(`job-${exportId}`)).toEqual({ scheduled: [], localActivities: 1 });
     const job = await suite.db('jobs').where({ id: exportId }).first('status', 'result', 'started_at', 'finished_at');
     expect(job).toMatchObject({ status: 'succeeded', result: exported });

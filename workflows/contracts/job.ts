@@ -36,6 +36,13 @@ export interface JobWorkflowArgs {
   continueAfterEvents?: number;
   /** Set when an import continues as new: where it stopped and what it counted so far. */
   resume?: { offset: number; summary: ImportSummary };
+  /**
+   * An export tries the whole job as one local activity first. The API sets it on every export it
+   * starts, so those runs take that path without a patch marker: `patched()` records one, and with
+   * it a `TemporalChangeVersion` search-attribute upsert, a second visibility write per job. Runs
+   * started without it (before it existed) decide by their history's marker, as they always did.
+   */
+  onePageExportFirst?: boolean;
 }
 
 export type JobResult = Record<string, unknown>;
