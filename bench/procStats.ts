@@ -89,9 +89,10 @@ export function cpuLedger(parts: Record<string, () => number>): {
 }
 
 /** `cpuLedger` over processes of ours (by pid) and the servers they use: every `temporal` and `postgres` process. */
-export const stackLedger = (pids: Record<string, number>) =>
+export const stackLedger = (pids: Record<string, number | null>) =>
   cpuLedger({
-    ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, () => cpuOf(pid)])),
+    // null: a part that has no process in this stretch (it reads 0), so that every stretch has the same columns.
+    ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, () => (pid === null ? 0 : cpuOf(pid))])),
     Temporal: () => cpuOfCommand('temporal'),
     Postgres: () => cpuOfCommand('postgres'),
   });

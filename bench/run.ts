@@ -23,6 +23,7 @@
  * BENCH_TASK_QUEUE_PARTITIONS (unset: the dev server writes new tasks to 1 partition of each task queue; 4 is Temporal's default).
  * (a), (b) and (f) print the CPU each process spent per unit of work on each side (bench/procStats.ts).
  */
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { Client, Connection } from '@temporalio/client';
@@ -32,7 +33,14 @@ import { createDb, Db } from '../db/knex';
 import { newId } from '../services/platform/ids';
 import { contactRowValues } from '../services/contacts/contacts';
 import { bootstrapTeam } from '../services/platform/teams';
-import { startApiProcess, startTestDevServer, startTestStack, startWorkerProcess } from '../test/setup/stack';
+import {
+  startApiProcess,
+  startTestDevServer,
+  startTestStack,
+  startWorkerProcess,
+  testDataDir,
+} from '../test/setup/stack';
+import { startDevServer } from '../temporal/devServer';
 import { benchCampaigns, benchSegments } from './campaigns';
 import { benchAgentStream } from './agentStream';
 import { benchMemories } from './memories';
@@ -157,11 +165,12 @@ async function main(): Promise<void> {
   // BENCH_TASK_QUEUE_PARTITIONS: how many partitions of each task queue the dev server writes new
   // tasks to (temporal/devServer.ts: 1; Temporal's default is 4).
   const partitions = process.env.BENCH_TASK_QUEUE_PARTITIONS;
-  const stack = await startTestStack(
-    (cliPath) =>
-      startTestDevServer(cliPath, partitions ? { 'matching.numTaskqueueWritePartitions': Number(partitions) } : {}),
-    { statementStats: PG_STATEMENTS },
-  );
+  const devServerConfig: Record<string, number> = partitions
+    ? { 'matching.numTaskqueueWritePartitions': Number(partitions) }
+    : {};
+  const stack = await startTestStack((cliPath) => startTestDevServer(cliPath, devServerConfig), {
+    statementStats: PG_STATEMENTS,
+  });
   // The rate limiter stays on the measured path (one shared-counter upsert per request); the
   // bench's teams are on a plan whose quota the runs cannot reach.
   const RATE_LIMITS = JSON.stringify({
@@ -189,39 +198,74 @@ async function main(): Promise<void> {
 
   try {
     const statements = await statementStats(db, PG_STATEMENTS);
-    // (a) Starting: nobody polls 'bench-idle', so only the start path is measured on both sides.
+    // (a) Starting: nobody polls (a)'s task queue, so only the start path is measured on both sides.
     if (runs('a')) {
       await settlePostgres(db);
-      const idleApi = await startApiProcess({ ...base, TEMPORAL_TASK_QUEUE: 'bench-idle' });
       const teamA = await benchTeam(db, 'bench-a');
-      const apiStarts = (duration = WINDOW) =>
-        autocannon({
-          url: `${idleApi.baseUrl}/jobs`,
-          method: 'POST',
-          connections: CONCURRENCY,
-          duration,
-          headers: {
-            authorization: `Bearer ${teamA.token}`,
-            'x-team-slug': teamA.team,
-            'content-type': 'application/json',
-          },
-          body: JSON.stringify({ type: 'contacts.export' }),
+      // Every window of (a) has a Temporal server of its own, fresh. The starts stay open (no worker
+      // runs them), and a server holding more of them takes the next start slower: one server for
+      // all four windows read 500-560 starts/s in the first and 230-330 in the last (run 30), and
+      // the later sections' work was slower on it too (its CPU per no-op workflow in (b) 5.5 ms
+      // without (a) before it, 8.3 to 9.3 after, a minute's pause or not).
+      const withFreshTemporal = async <T>(work: (address: string) => Promise<T>): Promise<T> => {
+        const temporal = await startDevServer({
+          cliPath: stack.cliPath,
+          uiPort: null,
+          logFile: path.join(testDataDir, 'temporal-a.log'),
+          dynamicConfig: devServerConfig,
         });
-      // Where each side's CPU goes, per start.
-      const cpu = stackLedger({ API: idleApi.child.pid!, 'bench (client)': process.pid });
+        try {
+          return await work(temporal.address);
+        } finally {
+          await temporal.stop();
+        }
+      };
       const rawCpu: Record<string, number>[] = [];
       const apiCpu: Record<string, number>[] = [];
-      await rawStarts(client, 'bench-idle', true, WARMUP);
-      await apiStarts(WARMUP);
-      // Alternating, raw-API-API-raw: a drift over the run (the server's tables growing) weighs on both sides alike.
-      const raw1 = await cpu.during(() => rawStarts(client, 'bench-idle', true, WINDOW), rawCpu);
+      const rawWindow = (asTheApi = true) =>
+        withFreshTemporal(async (address) => {
+          const rawConnection = await Connection.connect({ address });
+          try {
+            const rawClient = new Client({ connection: rawConnection });
+            await rawStarts(rawClient, 'bench-idle', asTheApi, WARMUP);
+            const cpu = stackLedger({ API: null, 'bench (client)': process.pid });
+            return await cpu.during(() => rawStarts(rawClient, 'bench-idle', asTheApi, WINDOW), rawCpu);
+          } finally {
+            await rawConnection.close();
+          }
+        });
+      const apiWindow = () =>
+        withFreshTemporal(async (address) => {
+          const api = await startApiProcess({ ...base, TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: 'bench-idle' });
+          try {
+            const starts = (duration: number) =>
+              autocannon({
+                url: `${api.baseUrl}/jobs`,
+                method: 'POST',
+                connections: CONCURRENCY,
+                duration,
+                headers: {
+                  authorization: `Bearer ${teamA.token}`,
+                  'x-team-slug': teamA.team,
+                  'content-type': 'application/json',
+                },
+                body: JSON.stringify({ type: 'contacts.export' }),
+              });
+            await starts(WARMUP);
+            const cpu = stackLedger({ API: api.child.pid!, 'bench (client)': process.pid });
+            return await cpu.during(() => starts(WINDOW), apiCpu);
+          } finally {
+            await api.stop();
+          }
+        });
+      // Alternating, raw-API-API-raw: a drift over the run weighs on both sides alike.
+      const raw1 = await rawWindow();
       await statements?.reset();
-      const api1 = await cpu.during(() => apiStarts(), apiCpu);
-      const api2 = await cpu.during(() => apiStarts(), apiCpu);
+      const api1 = await apiWindow();
+      const api2 = await apiWindow();
       const apiStatements = await statements?.top(8, api1.requests.total + api2.requests.total, 'start');
-      const raw2 = await cpu.during(() => rawStarts(client, 'bench-idle', true, WINDOW), rawCpu);
-      await idleApi.stop();
-      const bare = await rawStarts(client, 'bench-idle', false, WINDOW);
+      const raw2 = await rawWindow();
+      const bare = await rawWindow(false);
       const non2xx = api1.non2xx + api1.errors + api2.non2xx + api2.errors;
       const rawRps = (raw1.rps + raw2.rps) / 2;
       const apiRps = (api1.requests.average + api2.requests.average) / 2;
@@ -235,7 +279,12 @@ async function main(): Promise<void> {
         `ratio API / raw = **${(apiRps / rawRps).toFixed(2)}** (target ≥ 0.8); API / bare start ${(apiRps / bare.rps).toFixed(2)}; non-2xx or errors: ${non2xx}`,
         '',
         ...cpuPerUnitTable('start', [
-          { label: 'raw start', windows: rawCpu, units: (raw1.rps + raw2.rps) * WINDOW, seconds: 2 * WINDOW },
+          {
+            label: 'raw start',
+            windows: rawCpu.slice(0, 2),
+            units: (raw1.rps + raw2.rps) * WINDOW,
+            seconds: 2 * WINDOW,
+          },
           {
             label: 'POST /v1/jobs',
             windows: apiCpu,
