@@ -6,7 +6,7 @@ import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAtt
 import { jobWorkflowName, progress as progressQuery, type JobWorkflow } from '../../workflows/contracts/job';
 import { jobProgressSchema, type JobProgress } from '../../workflows/contracts/schemas';
 import type { Knex } from 'knex';
-import type { Db } from '../../db/knex';
+import { preparedOnce, type Db } from '../../db/knex';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, ErrorBody, errorBodySchema, notFound } from '../platform/errors';
 import { newId } from '../platform/ids';
@@ -94,7 +94,8 @@ export async function createJob(
   };
   // A job without rows is one INSERT: no transaction (BEGIN and COMMIT would double its round trips).
   const write = async (db: Db | Knex.Transaction) => {
-    const inserted = await db('jobs').insert(jobRow).onConflict('id').ignore().returning('id');
+    // One text for every job: prepared once per connection, not parsed and planned on each start.
+    const inserted = await preparedOnce(db('jobs').insert(jobRow).onConflict('id').ignore().returning('id'));
     if (inserted.length === 0) {
       // The same key again after a failed answer: it must be the same job, not another one.
       const existing = await db('jobs').where({ id: jobId, team_id: team.id }).first('type', 'input');
