@@ -10,6 +10,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  workflowInfo,
   type WorkflowInfo,
 } from '@temporalio/workflow';
 import {
@@ -72,7 +73,7 @@ export async function jobWorkflow(args: JobWorkflowArgs): Promise<JobResult> {
     // workflow task. A larger one comes back marked running, and goes on as an activity.
     const onePageTried =
       args.type === 'contacts.export' &&
-      (args.onePageExportFirst === true || patched(ONE_PAGE_EXPORT_JOBS_IN_ONE_LOCAL_ACTIVITY));
+      (args.onePageExportFirst === true ? onePageByFlag() : patched(ONE_PAGE_EXPORT_JOBS_IN_ONE_LOCAL_ACTIVITY));
     if (onePageTried) {
       progress.phase = 'exporting';
       const exported = await inTheWorkflowTask.exportJobInOnePage(args.jobId);
@@ -114,6 +115,17 @@ export async function jobWorkflow(args: JobWorkflowArgs): Promise<JobResult> {
 }
 
 jobWorkflow satisfies JobWorkflow;
+
+/**
+ * A run started with `onePageExportFirst` takes the one-page path and records no patch marker. A
+ * worker from before the flag (during a rolling deploy) ignores it and records the marker: when
+ * such a history replays here, the marker is taken back up (`patched` while replaying records
+ * nothing when the history has none), so it replays as it ran.
+ */
+function onePageByFlag(): true {
+  if (workflowInfo().unsafe.isReplaying) patched(ONE_PAGE_EXPORT_JOBS_IN_ONE_LOCAL_ACTIVITY);
+  return true;
+}
 
 /**
  * The export after the one-page try (`onePageTried`) failed: an activity that heartbeats, page by

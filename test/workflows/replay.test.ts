@@ -21,6 +21,8 @@ describe('workflow determinism (replay)', () => {
       'campaign-send.json',
       'contacts-export-as-activity.json',
       'contacts-export-by-patch.json',
+      // A run the API started with onePageExportFirst, run by a worker from before the flag (a rolling deploy).
+      'contacts-export-flag-run-by-older-worker.json',
       'contacts-export-three-local-activities.json',
       'contacts-export.json',
       'contacts-import-cancelled.json',
