@@ -75,8 +75,11 @@ class JsonResponseTransport implements Transport {
  */
 const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
 const isResponse = (m: JSONRPCMessage): m is JSONRPCResponse => 'id' in m && ('result' in m || 'error' in m);
-/** As the SDK transport tells an `initialize`: by its schema (a malformed one is not one). */
-const isInitialize = (m: JSONRPCMessage) => isRequest(m) && m.method === 'initialize' && isInitializeRequest(m);
+/**
+ * As the SDK transport tells an `initialize`: by its schema, which a malformed one fails and which
+ * a notification of that method passes (the schema does not look at `id`).
+ */
+const isInitialize = (m: JSONRPCMessage) => 'method' in m && m.method === 'initialize' && isInitializeRequest(m);
 
 /** Written as the SDK transport writes it: `Content-Type: application/json`, no ETag. */
 function writeJson(res: Response, status: number, body: unknown): void {
