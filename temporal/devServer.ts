@@ -93,6 +93,8 @@ export async function startDevServer(opts: {
   }
   const out = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'pipe';
   const child: ChildProcess = spawn(opts.cliPath, args, { stdio: ['ignore', out, out] });
+  // The child has its own copy of the log file's descriptor.
+  if (typeof out === 'number') fs.closeSync(out);
   // Without a log file, the output's tail is kept for the error if the server exits early.
   let outputTail = '';
   for (const stream of [child.stdout, child.stderr]) {

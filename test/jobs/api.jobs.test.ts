@@ -78,15 +78,15 @@ describe('jobs API', () => {
       expect(description.typedSearchAttributes.get(BusinessIdKey)).toBe(res.body.jobId);
       expect(await description.staticSummary()).toBe(`contacts.export job ${res.body.jobId} for team ${team.slug}`);
       // The export's path is chosen at its start: no patch marker, and so no `TemporalChangeVersion`
-      // upsert for the server to index on top of the start's own search attributes.
-      const { events } = await client.workflow.getHandle(`job-${res.body.jobId}`).fetchHistory();
-      const versioning = (events ?? []).filter(
-        (e) =>
-          e.upsertWorkflowSearchAttributesEventAttributes ||
-          e.markerRecordedEventAttributes?.markerName === 'core_patch',
-      );
-      expect(versioning).toEqual([]);
-      expect(description.searchAttributes).not.toHaveProperty('TemporalChangeVersion');
+      // upsert for the server to index on top of the start's own search attributes. (The row reads
+      // succeeded before the workflow task that ran it completes: wait for the run's end.)
+      const handle = client.workflow.getHandle(`job-${res.body.jobId}`);
+      await handle.result();
+      const { events } = await handle.fetchHistory();
+      const markers = (events ?? []).flatMap((e) => e.markerRecordedEventAttributes?.markerName ?? []);
+      expect(markers).toEqual(['core_local_activity']);
+      expect((events ?? []).filter((e) => e.upsertWorkflowSearchAttributesEventAttributes)).toEqual([]);
+      expect((await handle.describe()).searchAttributes).not.toHaveProperty('TemporalChangeVersion');
       const listed = [];
       for await (const w of client.workflow.list({
         query: `TeamSlug = "${team.slug}" AND JobType = "contacts.export"`,
