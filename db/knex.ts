@@ -28,8 +28,8 @@ export function preparedOnce<Q extends Knex.QueryBuilder>(query: Q): Q {
   }
   compiled.options = { ...compiled.options, name };
   // knex compiles a builder again when it runs it; this one is compiled already (its name is read
-  // from the compiled text), and compiling the credential's CTE twice was a tenth of the API's
-  // own CPU per request (docs/BENCHMARKS.md › Run 30).
+  // from the compiled text). Compiling the credential's CTE twice showed in the API's profile
+  // under bench (a) (docs/BENCHMARKS.md › Run 30).
   return Object.assign(query, { toSQL: () => compiled });
 }
 
