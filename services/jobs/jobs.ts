@@ -181,11 +181,10 @@ export async function markJobRunningAndRead(
   db: Db,
   jobId: string,
 ): Promise<{ id: string; team_id: string; type: string; input: Record<string, unknown> } | undefined> {
-  return db
-    .with('marked', markRunning(db, jobId))
-    .from('jobs')
-    .where({ id: jobId })
-    .first('id', 'team_id', 'type', 'input');
+  // One text for every export: prepared once per connection (its planning cost more than its run).
+  return preparedOnce(
+    db.with('marked', markRunning(db, jobId)).from('jobs').where({ id: jobId }).first('id', 'team_id', 'type', 'input'),
+  );
 }
 
 export type JobOutcome =
@@ -202,19 +201,22 @@ export async function settleJob(
   /** A write that commits with the outcome, in the same statement (a CTE), e.g. the job's output file. */
   together?: Knex.QueryBuilder,
 ): Promise<void> {
-  await db('jobs')
-    .modify((q) => {
-      if (together) q.with('together', together);
-    })
-    .where({ id: jobId })
-    .whereIn('status', ['queued', 'running'])
-    .update({
-      status: outcome.status,
-      ...(outcome.status === 'succeeded'
-        ? { result: JSON.stringify(outcome.result) }
-        : { error: JSON.stringify(outcome.error) }),
-      finished_at: db.fn.now(),
-    });
+  // A few texts (an outcome of each kind, with or without its write): prepared once per connection.
+  await preparedOnce(
+    db('jobs')
+      .modify((q) => {
+        if (together) q.with('together', together);
+      })
+      .where({ id: jobId })
+      .whereIn('status', ['queued', 'running'])
+      .update({
+        status: outcome.status,
+        ...(outcome.status === 'succeeded'
+          ? { result: JSON.stringify(outcome.result) }
+          : { error: JSON.stringify(outcome.error) }),
+        finished_at: db.fn.now(),
+      }),
+  );
 }
 
 /** How a workflow that ended without the job's own bookkeeping reads to the API client. */
