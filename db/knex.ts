@@ -19,7 +19,7 @@ export type Db = Knex;
  * needs protocol-level prepared statements (PgBouncer 1.21+, `max_prepared_statements`), and a
  * migration that changes the type of a column these statements return needs the API restarted.
  */
-export function preparedOnce<Q extends Knex.QueryBuilder>(query: Q): Q {
+export function preparedOnce<Q extends Knex.QueryBuilder | Knex.Raw>(query: Q): Q {
   const compiled = query.toSQL();
   let name = statementNames.get(compiled.sql);
   if (!name) {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import type { Db } from '../../db/knex';
+import { preparedOnce, type Db } from '../../db/knex';
 
 /**
  * A room's event log: what its stream carries, in a gapless per-room order. A sequence is
@@ -49,8 +49,10 @@ export async function appendRoomEvents(
   events: NewRoomEvent[],
 ): Promise<number[]> {
   if (events.length === 0) return [];
-  const { rows } = await db.raw<{ rows: { seq: number }[] }>(
-    `WITH room AS (
+  // One text, whatever the events (they travel as one JSON binding): prepared once per connection.
+  const { rows } = await preparedOnce(
+    db.raw<{ rows: { seq: number }[] }>(
+      `WITH room AS (
        UPDATE rooms SET last_event_seq = last_event_seq + ?, last_activity_at = now() WHERE id = ?
        RETURNING last_event_seq - ? AS before
      ), inserted AS (
@@ -60,20 +62,23 @@ export async function appendRoomEvents(
        RETURNING seq
      )
      SELECT seq, pg_notify(?, ?) FROM inserted ORDER BY seq`,
-    [events.length, roomId, events.length, roomId, JSON.stringify(events), ROOM_EVENTS_CHANNEL, roomId],
+      [events.length, roomId, events.length, roomId, JSON.stringify(events), ROOM_EVENTS_CHANNEL, roomId],
+    ),
   );
   return rows.map((r) => r.seq);
 }
 
 /** Events after `afterSeq`, oldest first: what a stream sends next. */
 export async function eventsSince(db: Db, roomId: string, afterSeq: number, limit = 500): Promise<RoomEvent[]> {
-  const rows: { seq: number; type: RoomEventType; data: Record<string, unknown>; created_at: Date }[] = await db(
-    'room_events',
-  )
-    .where('room_id', roomId)
-    .where('seq', '>', afterSeq)
-    .orderBy('seq')
-    .limit(limit)
-    .select('seq', 'type', 'data', 'created_at');
+  // Every stream reads it on every notification: prepared once per connection.
+  const rows: { seq: number; type: RoomEventType; data: Record<string, unknown>; created_at: Date }[] =
+    await preparedOnce(
+      db('room_events')
+        .where('room_id', roomId)
+        .where('seq', '>', afterSeq)
+        .orderBy('seq')
+        .limit(limit)
+        .select('seq', 'type', 'data', 'created_at'),
+    );
   return rows.map((r) => ({ seq: r.seq, type: r.type, data: r.data, createdAt: r.created_at }));
 }

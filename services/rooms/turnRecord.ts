@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../../db/knex';
+import { preparedOnce, type Db } from '../../db/knex';
 import type { ErrorBody } from '../platform/errors';
 import type { TeamRef } from '../platform/context';
 import { appendRoomEvents } from './roomEvents';
@@ -29,26 +29,37 @@ export interface TurnRecord {
 }
 
 export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
-  const row = await db('room_turns')
-    .join('rooms', 'rooms.id', 'room_turns.room_id')
-    .join('agents', 'agents.id', 'rooms.agent_id')
-    .join('teams', 'teams.id', 'rooms.team_id')
-    .leftJoin('room_messages as question', 'question.id', 'room_turns.message_id')
-    .where('room_turns.id', turnId)
-    .first(
-      'room_turns.*',
-      'question.content as question',
-      'teams.slug as team_slug',
-      'teams.plan as team_plan',
-      'rooms.caller_team_id',
-      'agents.id as agent_id',
-      'agents.name as agent_name',
-      'agents.mode as agent_mode',
-      'agents.persona',
-      'agents.instructions',
-      'agents.model_base_url',
-      'agents.model_name',
-    );
+  // Every model step reads it first, before anything else: one text, prepared once per connection
+  // (Postgres planned its joins in 0.6 ms and ran them in 0.14, bench (g), docs/BENCHMARKS.md › Run 31).
+  // Its columns are named: a column a migration adds must not change what the statement returns.
+  const row = await preparedOnce(
+    db('room_turns')
+      .join('rooms', 'rooms.id', 'room_turns.room_id')
+      .join('agents', 'agents.id', 'rooms.agent_id')
+      .join('teams', 'teams.id', 'rooms.team_id')
+      .leftJoin('room_messages as question', 'question.id', 'room_turns.message_id')
+      .where('room_turns.id', turnId)
+      .first(
+        'room_turns.id',
+        'room_turns.room_id',
+        'room_turns.team_id',
+        'room_turns.message_id',
+        'room_turns.message_seq',
+        'room_turns.author_user_id',
+        'room_turns.status',
+        'question.content as question',
+        'teams.slug as team_slug',
+        'teams.plan as team_plan',
+        'rooms.caller_team_id',
+        'agents.id as agent_id',
+        'agents.name as agent_name',
+        'agents.mode as agent_mode',
+        'agents.persona',
+        'agents.instructions',
+        'agents.model_base_url',
+        'agents.model_name',
+      ),
+  );
   if (!row) throw new Error(`Turn ${turnId} is not in the database`);
   return {
     id: row.id,
