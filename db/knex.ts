@@ -16,8 +16,10 @@ export type Db = Knex;
  * shapes (every one is kept for the connection's life). After five custom plans Postgres may keep
  * a generic one, when it estimates it no dearer; for the credential's it does
  * (`pg_prepared_statements`: 5 custom plans, then generic ones). A pooler in transaction mode
- * needs protocol-level prepared statements (PgBouncer 1.21+, `max_prepared_statements`), and a
- * migration that changes the type of a column these statements return needs the API restarted.
+ * needs protocol-level prepared statements (PgBouncer 1.21+, `max_prepared_statements`). Name the
+ * columns a statement returns: Postgres refuses to run a prepared `*` again on a connection once a
+ * migration has widened the table (and one that changes a returned column's type needs the
+ * processes restarted).
  */
 export function preparedOnce<Q extends Knex.QueryBuilder | Knex.Raw>(query: Q): Q {
   const compiled = query.toSQL();
