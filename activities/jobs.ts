@@ -25,26 +25,8 @@ export interface JobActivityDeps {
 
 const MAX_ERRORS_PER_BATCH = 200;
 const EXPORT_PAGE_SIZE = 5_000;
-const EXPORT_COLUMNS = [
-  'id',
-  'name',
-  'firstName',
-  'lastName',
-  'email',
-  'phone',
-  'company',
-  'title',
-  'location',
-  'tags',
-  'marketingConsent',
-  'consentSource',
-  'consentAt',
-  'createdAt',
-];
-
-/** What an export reads of a contact: its CSV's columns, and `seq` for the next page. */
-const EXPORTED_CONTACT_COLUMNS = [
-  'seq',
+/** The export's CSV columns, as the contacts table names them; the header is their camelCase. */
+const CSV_CONTACT_COLUMNS = [
   'id',
   'name',
   'first_name',
@@ -60,24 +42,18 @@ const EXPORTED_CONTACT_COLUMNS = [
   'consent_at',
   'created_at',
 ] as const satisfies readonly (keyof ContactRow)[];
+const CSV_HEADER = CSV_CONTACT_COLUMNS.map((column) =>
+  column.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase()),
+);
+
+/** What an export reads of a contact: its CSV's columns, and `seq` for the next page. */
+const EXPORTED_CONTACT_COLUMNS = ['seq', ...CSV_CONTACT_COLUMNS] as const;
 type ExportedContact = Pick<ContactRow, (typeof EXPORTED_CONTACT_COLUMNS)[number]>;
 
-const csvRow = (c: ExportedContact) => [
-  c.id,
-  c.name,
-  c.first_name,
-  c.last_name,
-  c.email,
-  c.phone,
-  c.company,
-  c.title,
-  c.location,
-  c.tags.join(';'),
-  c.marketing_consent,
-  c.consent_source,
-  c.consent_at?.toISOString(),
-  c.created_at.toISOString(),
-];
+/** Tags are written `;`-separated, times in ISO 8601. */
+const csvCell = (value: ExportedContact[keyof ExportedContact]) =>
+  Array.isArray(value) ? value.join(';') : value instanceof Date ? value.toISOString() : value;
+const csvRow = (contact: ExportedContact) => CSV_CONTACT_COLUMNS.map((column) => csvCell(contact[column]));
 
 function heartbeat(details?: unknown): void {
   // Outside a worker (plain function calls in scripts) there is no activity context.
@@ -136,7 +112,7 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
       bytes += Buffer.byteLength(text);
       if (!out.write(text)) await once(out, 'drain');
     };
-    await write(stringify([EXPORT_COLUMNS]));
+    await write(stringify([CSV_HEADER]));
     let rowCount = 0;
     for (;;) {
       await write(stringify(page.map(csvRow)));

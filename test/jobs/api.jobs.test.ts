@@ -180,7 +180,11 @@ describe('jobs API', () => {
   it('exports contacts as CSV into team media, downloadable from the result url', async () => {
     const exportTeam = await newTeam(db, 'export');
     const exportApi = apiClient(server.baseUrl, exportTeam);
-    await exportApi.post('/contacts', { name: 'Tagged One', email: 't1@example.com', tags: ['vip'] });
+    const tagged = await exportApi.post('/contacts', {
+      name: 'Tagged One',
+      email: 't1@example.com',
+      tags: ['vip', 'early'],
+    });
     await exportApi.post('/contacts', { name: 'Plain Two', email: 'p2@example.com' });
     const res = await exportApi.post('/jobs', { type: 'contacts.export', input: { tags: ['vip'] } });
     const job = await waitForJob(exportApi, res.body.jobId);
@@ -195,7 +199,26 @@ describe('jobs API', () => {
       'id,name,firstName,lastName,email,phone,company,title,location,tags,marketingConsent,consentSource,consentAt,createdAt',
     );
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toContain('t1@example.com');
+    // Tags `;`-separated, times in ISO 8601, an absent value empty.
+    const row = await db('contacts').where({ id: tagged.body.id }).first('created_at', 'marketing_consent');
+    expect(lines[1]).toBe(
+      [
+        tagged.body.id,
+        'Tagged One',
+        'Tagged',
+        'One',
+        't1@example.com',
+        '',
+        '',
+        '',
+        '',
+        'vip;early',
+        row.marketing_consent,
+        '',
+        '',
+        row.created_at.toISOString(),
+      ].join(','),
+    );
     // Another team cannot download it.
     const stranger = await newTeam(db, 'stranger');
     const denied = await fetch(job.result.url, {
