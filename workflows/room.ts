@@ -97,7 +97,7 @@ export async function roomWorkflow(args: RoomArgs): Promise<void> {
       state.turnsRun++;
       setCurrentDetails(`Waiting for messages; ${state.turnsRun} turns run in this run`);
       if (
-        turnsRunInRoom >= TURNS_RUN_IN_ROOM_PER_RUN ||
+        turnsRunInRoom >= (args.turnsPerRun ?? TURNS_RUN_IN_ROOM_PER_RUN) ||
         state.turnsRun >= TURNS_PER_RUN ||
         workflowInfo().continueAsNewSuggested
       ) {

@@ -165,7 +165,7 @@ export function workflowTestEnvironment(): Promise<TestWorkflowEnvironment> {
 }
 
 /** Saves a workflow's history for the replay test, when RECORD_HISTORIES=1. */
-export function recordHistory(env: TestWorkflowEnvironment, name: string, workflowId: string): void {
+export function recordHistory(env: TestWorkflowEnvironment, name: string, workflowId: string, runId?: string): void {
   if (!process.env.RECORD_HISTORIES) return;
   // The CLI writes the same JSON that the Temporal UI's "download history" gives operators.
   const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, [
@@ -173,6 +173,7 @@ export function recordHistory(env: TestWorkflowEnvironment, name: string, workfl
     'show',
     '--workflow-id',
     workflowId,
+    ...(runId ? ['--run-id', runId] : []),
     '--address',
     env.address,
     '--output',

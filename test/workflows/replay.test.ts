@@ -44,6 +44,8 @@ describe('workflow determinism (replay)', () => {
       'room-approval-approved.json',
       'room-approval-declined.json',
       'room-approval-expired.json',
+      // A run that continued as new right after its last turn, before it waited for the next message.
+      'room-continued-as-new-after-a-turn.json',
       'room-two-turns-as-children.json',
       'room-two-turns.json',
       'studio-produce-refused.json',

@@ -6,7 +6,13 @@ import { createLogger } from '../../logger';
 import { AppContext, buildAppContext } from '../../services/platform/context';
 import { postMessage } from '../../services/rooms/messages';
 import { findOrCreateRoom } from '../../services/rooms/rooms';
-import { cancelTurn, roomProgress, roomWorkflowId } from '../../workflows/contracts/room';
+import {
+  cancelTurn,
+  roomProgress,
+  roomWorkflowId,
+  roomWorkflowName,
+  type RoomWorkflow,
+} from '../../workflows/contracts/room';
 import { approve, decline } from '../../workflows/contracts/warpExecution';
 import { FakeModelServer, startModelServer } from '../fakes/modelServer';
 import { recordHistory, sleep, useWorkflowSuite } from '../support/helpers';
@@ -108,6 +114,26 @@ describe('the room workflow and its turns on the Temporal test environment', () 
     );
     expect(children).toHaveLength(0);
     recordHistory(suite.env, 'room-two-turns', roomWorkflowId(r.id));
+  });
+
+  it('a room continues as new after its turns per run, and the next message runs in the next run', async () => {
+    await setMode('auto');
+    const r = await room('continues');
+    const room1 = await suite.env.client.workflow.start<RoomWorkflow>(roomWorkflowName, {
+      taskQueue,
+      workflowId: roomWorkflowId(r.id),
+      args: [{ roomId: r.id, teamSlug: suite.team.slug, turnsPerRun: 1 }],
+    });
+    fake.script({ text: 'first' }, { text: 'second' });
+    const one = await postMessage(ctx, team(), r, 'one', suite.team.userId);
+    expect(await turnEnded(one.turnId)).toMatchObject({ status: 'completed' });
+    const two = await postMessage(ctx, team(), r, 'two', suite.team.userId);
+    expect(await turnEnded(two.turnId)).toMatchObject({ status: 'completed' });
+    const firstRun = await suite.env.client.workflow
+      .getHandle(roomWorkflowId(r.id), room1.firstExecutionRunId)
+      .describe();
+    expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
+    recordHistory(suite.env, 'room-continued-as-new-after-a-turn', roomWorkflowId(r.id), room1.firstExecutionRunId);
   });
 
   async function sensitiveTurn(name: string) {

@@ -18,6 +18,8 @@ export interface RoomArgs {
   teamSlug: string;
   /** Turns accepted by an earlier run and not yet started (carried over by continue-as-new). */
   queued?: string[];
+  /** Turns a run takes before it continues as new (50; tests pass a small one). */
+  turnsPerRun?: number;
 }
 
 /** The message a user posted, already in the transcript: its turn, `<roomId>:<message seq>`. */
