@@ -44,6 +44,13 @@ const TURNS_PER_RUN = 200;
  */
 const TURNS_RUN_IN_ROOM = 'turns-run-in-room';
 
+/**
+ * A run due to continue as new waits for the next message and carries it over. One that continued
+ * right after its last turn made a message posted at that moment wait for seconds: the server
+ * refuses an update to a run that is closing, and it is retried until the next run takes it.
+ */
+const CONTINUE_AS_NEW_WITH_THE_NEXT_MESSAGE = 'continue-as-new-with-the-next-message';
+
 /** A turn id is `<roomId>:<seq of its message>`. */
 const messageSeq = (turnId: string) => Number(turnId.slice(turnId.lastIndexOf(':') + 1));
 
@@ -56,6 +63,11 @@ export async function roomWorkflow(args: RoomArgs): Promise<void> {
   const state: RoomProgress = { current: null, turn: null, queued: [...(args.queued ?? [])], turnsRun: 0 };
   let turnScope: CancellationScope | null = null;
   let turnsRunInRoom = 0;
+  let continueWithTheNextMessage = false;
+  const continueAsNewWithQueued = async () => {
+    await condition(allHandlersFinished);
+    await continueAsNew<RoomWorkflow>({ ...args, queued: state.queued });
+  };
   setHandler(roomProgress, () => state);
   setHandler(cancelTurn, ({ turnId }) => {
     if (state.current === turnId) turnScope?.cancel();
@@ -76,6 +88,7 @@ export async function roomWorkflow(args: RoomArgs): Promise<void> {
         await condition(allHandlersFinished);
         if (state.queued.length === 0) return;
       }
+      if (continueWithTheNextMessage) await continueAsNewWithQueued();
       const turnId = state.queued.shift()!;
       state.current = turnId;
       // What the Temporal UI shows as the room's current details (its `progress` query has the step).
@@ -95,15 +108,18 @@ export async function roomWorkflow(args: RoomArgs): Promise<void> {
       state.turn = null;
       state.current = null;
       state.turnsRun++;
-      setCurrentDetails(`Waiting for messages; ${state.turnsRun} turns run in this run`);
       if (
         turnsRunInRoom >= (args.turnsPerRun ?? TURNS_RUN_IN_ROOM_PER_RUN) ||
         state.turnsRun >= TURNS_PER_RUN ||
         workflowInfo().continueAsNewSuggested
       ) {
-        await condition(allHandlersFinished);
-        await continueAsNew<RoomWorkflow>({ ...args, queued: state.queued });
+        if (patched(CONTINUE_AS_NEW_WITH_THE_NEXT_MESSAGE)) continueWithTheNextMessage = true;
+        else await continueAsNewWithQueued();
       }
+      setCurrentDetails(
+        `Waiting for messages; ${state.turnsRun} turns run in this run` +
+          (continueWithTheNextMessage ? ', the next goes on in a new run' : ''),
+      );
     }
   } catch (err) {
     // The room itself was cancelled: the turns it will not take say so on their streams.

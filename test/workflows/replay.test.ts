@@ -46,6 +46,7 @@ describe('workflow determinism (replay)', () => {
       'room-approval-expired.json',
       // A run that continued as new right after its last turn, before it waited for the next message.
       'room-continued-as-new-after-a-turn.json',
+      'room-continued-as-new-with-the-next-message.json',
       'room-two-turns-as-children.json',
       'room-two-turns.json',
       'studio-produce-refused.json',

@@ -1,3 +1,4 @@
+import { defaultPayloadConverter } from '@temporalio/common';
 import { createDeliveryActivities } from '../../activities/deliveries';
 import { createRoomActivities } from '../../activities/rooms';
 import { createWarpActivities } from '../../activities/warps';
@@ -116,7 +117,7 @@ describe('the room workflow and its turns on the Temporal test environment', () 
     recordHistory(suite.env, 'room-two-turns', roomWorkflowId(r.id));
   });
 
-  it('a room continues as new after its turns per run, and the next message runs in the next run', async () => {
+  it('a run due to continue as new takes the next message itself, then carries it to the next run', async () => {
     await setMode('auto');
     const r = await room('continues');
     const room1 = await suite.env.client.workflow.start<RoomWorkflow>(roomWorkflowName, {
@@ -127,13 +128,30 @@ describe('the room workflow and its turns on the Temporal test environment', () 
     fake.script({ text: 'first' }, { text: 'second' });
     const one = await postMessage(ctx, team(), r, 'one', suite.team.userId);
     expect(await turnEnded(one.turnId)).toMatchObject({ status: 'completed' });
+    // Its one turn run, the first run waits for the next message instead of closing at once.
+    const metadata = await room1.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toBe(
+      'Waiting for messages; 1 turns run in this run, the next goes on in a new run',
+    );
+    expect((await room1.describe()).status.name).toBe('RUNNING');
     const two = await postMessage(ctx, team(), r, 'two', suite.team.userId);
     expect(await turnEnded(two.turnId)).toMatchObject({ status: 'completed' });
-    const firstRun = await suite.env.client.workflow
-      .getHandle(roomWorkflowId(r.id), room1.firstExecutionRunId)
-      .describe();
-    expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
-    recordHistory(suite.env, 'room-continued-as-new-after-a-turn', roomWorkflowId(r.id), room1.firstExecutionRunId);
+    const firstRun = suite.env.client.workflow.getHandle(roomWorkflowId(r.id), room1.firstExecutionRunId);
+    expect((await firstRun.describe()).status.name).toBe('CONTINUED_AS_NEW');
+    // The first run accepted the message (no refusal, no retry) and handed its turn to the next.
+    const events = (await firstRun.fetchHistory()).events!;
+    const accepted = events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+    expect(
+      accepted.map((e) => e.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.meta!.updateId),
+    ).toEqual([one.turnId, two.turnId]);
+    const continued = events.at(-1)!.workflowExecutionContinuedAsNewEventAttributes!;
+    expect(defaultPayloadConverter.fromPayload(continued.input!.payloads![0])).toMatchObject({ queued: [two.turnId] });
+    recordHistory(
+      suite.env,
+      'room-continued-as-new-with-the-next-message',
+      roomWorkflowId(r.id),
+      room1.firstExecutionRunId,
+    );
   });
 
   async function sensitiveTurn(name: string) {
