@@ -51,11 +51,11 @@ export async function runModelStep(
     agentModel(ctx, turn),
     allowTools ? turnTools(ctx, registry, turn) : [],
     loadTurnContext(ctx.db, turn),
-    step === 1 ? beginTurn(ctx.db, turnId) : undefined,
   ]);
   if (recorded) return recorded;
 
-  // The request goes out first; its bookkeeping is written while the model thinks (time to first token).
+  // The request goes out first; its bookkeeping (the turn marked running, the model call, the
+  // message's first event) is written while the model thinks: time to first token.
   const startedAt = Date.now();
   // Its own abort: a step that fails before reading the answer must not leave the model talking (and billing).
   const abort = new AbortController();
@@ -65,6 +65,7 @@ export async function runModelStep(
   const firstEvent = stream.next();
   firstEvent.catch(() => undefined);
   const bookkeeping = Promise.all([
+    step === 1 ? beginTurn(ctx.db, turnId) : undefined,
     ctx
       .db('model_calls')
       .insert({ turn_id: turnId, team_id: turn.team.id, step, attempt, model: model.label, status: 'running' })
@@ -77,7 +78,7 @@ export async function runModelStep(
         : { type: 'message.created', data: { messageId, role: 'assistant', turnId } },
     ]),
   ]);
-  const [[{ id: modelCallId }]] = await bookkeeping.catch((err: unknown) => {
+  const [, [{ id: modelCallId }]] = await bookkeeping.catch((err: unknown) => {
     abort.abort();
     throw err;
   });
