@@ -128,15 +128,22 @@ describe('the room workflow and its turns on the Temporal test environment', () 
     fake.script({ text: 'first' }, { text: 'second' });
     const one = await postMessage(ctx, team(), r, 'one', suite.team.userId);
     expect(await turnEnded(one.turnId)).toMatchObject({ status: 'completed' });
-    // Its one turn run, the first run waits for the next message instead of closing at once.
-    const metadata = await room1.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    // Its one turn run (the turn's row ends a moment before the room's task does), the first run
+    // waits for the next message instead of closing at once.
+    const firstRun = suite.env.client.workflow.getHandle(roomWorkflowId(r.id), room1.firstExecutionRunId);
+    let progress = await firstRun.query(roomProgress);
+    for (let i = 0; i < 50 && progress.turnsRun < 1; i++) {
+      await sleep(100);
+      progress = await firstRun.query(roomProgress);
+    }
+    expect(progress).toMatchObject({ current: null, queued: [], turnsRun: 1 });
+    const metadata = await firstRun.query<{ currentDetails: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toBe(
       'Waiting for messages; 1 turns run in this run, the next goes on in a new run',
     );
-    expect((await room1.describe()).status.name).toBe('RUNNING');
+    expect((await firstRun.describe()).status.name).toBe('RUNNING');
     const two = await postMessage(ctx, team(), r, 'two', suite.team.userId);
     expect(await turnEnded(two.turnId)).toMatchObject({ status: 'completed' });
-    const firstRun = suite.env.client.workflow.getHandle(roomWorkflowId(r.id), room1.firstExecutionRunId);
     expect((await firstRun.describe()).status.name).toBe('CONTINUED_AS_NEW');
     // The first run accepted the message (no refusal, no retry) and handed its turn to the next.
     const events = (await firstRun.fetchHistory()).events!;
