@@ -65,7 +65,6 @@ export async function runModelStep(
   const firstEvent = stream.next();
   firstEvent.catch(() => undefined);
   const bookkeeping = Promise.all([
-    step === 1 ? beginTurn(ctx.db, turnId) : undefined,
     ctx
       .db('model_calls')
       .insert({ turn_id: turnId, team_id: turn.team.id, step, attempt, model: model.label, status: 'running' })
@@ -77,8 +76,9 @@ export async function runModelStep(
         ? { type: 'message.reset', data: { messageId, turnId, attempt } }
         : { type: 'message.created', data: { messageId, role: 'assistant', turnId } },
     ]),
+    step === 1 ? beginTurn(ctx.db, turnId) : undefined,
   ]);
-  const [, [{ id: modelCallId }]] = await bookkeeping.catch((err: unknown) => {
+  const [[{ id: modelCallId }]] = await bookkeeping.catch((err: unknown) => {
     abort.abort();
     throw err;
   });

@@ -81,7 +81,7 @@ describe('preparedOnce', () => {
   });
 
   // Why the prepared reads name their columns (the export's page, a turn's first read): a column a
-  // migration adds changes what \`*\` returns, and Postgres refuses to run the prepared statement
+  // migration adds changes what `*` returns, and Postgres refuses to run the prepared statement
   // again on that connection, until the process restarts.
   it('keeps answering after a migration adds a column when it names its columns, unlike `*`', async () => {
     await db.raw('DROP TABLE IF EXISTS prep_scratch');
