@@ -413,6 +413,8 @@ describe('which model an agent gets', () => {
 
   it('is the agent’s own server first, which never receives the platform key', async () => {
     const agentServer = await startModelServer();
+    // Nor a key from the environment, where the model client would look by default.
+    process.env.OPENAI_API_KEY = 'sk-from-the-environment';
     try {
       const platform = { AI_BASE_URL: 'http://models.internal/v1', AI_API_KEY: 'sk-platform', AI_MODEL: 'gpt-4o-mini' };
       const own = modelFor({ agentBaseUrl: agentServer.url, agentModel: 'qwen2.5', agentApiKey: null }, platform);
@@ -426,6 +428,7 @@ describe('which model an agent gets', () => {
       expect(agentServer.requests[1].body.model).toBe('gpt-4o-mini');
       expect(agentServer.requests[1].headers.authorization).toBe('Bearer sk-agent');
     } finally {
+      delete process.env.OPENAI_API_KEY;
       await agentServer.close();
     }
   });

@@ -1,5 +1,9 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { APICallError, jsonSchema, RetryError, streamText, tool, type ModelMessage, type ToolSet } from 'ai';
+import OpenAI, { APIError } from 'openai';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, ChatTool } from './chatModel';
 import { ModelError } from './chatModel';
 
@@ -8,24 +12,19 @@ export const DEFAULT_MODEL_FIRST_TOKEN_MS = 300_000;
 /** How long a model that has started answering may then send nothing before the call is given up as stalled. */
 export const DEFAULT_MODEL_STALL_MS = 120_000;
 
-/** Parts that carry the model's own answer (the SDK's start and step markers do not). */
-const ANSWER_PARTS = new Set([
-  'text-delta',
-  'reasoning-delta',
-  'tool-input-start',
-  'tool-input-delta',
-  'tool-call',
-  'finish',
-]);
-
 /**
  * The real model: any server speaking the OpenAI chat-completions API (OpenAI, Ollama, vLLM,
- * llama.cpp, LM Studio, …), through the `ai` SDK. One `stream()` is one model call, one step:
- * tools are declared without `execute`, so the SDK never runs them; the turn runs them and calls
- * again with the results. Retries are the activity's (Temporal's), never the SDK's. A server
- * that keeps the connection open but does not start answering within `firstTokenMs`, or then
- * goes silent for `stallMs`, fails the call as retryable: the activity's heartbeat alone would
- * keep such a call alive until its 10-minute timeout.
+ * llama.cpp, LM Studio, …), through the `openai` SDK. One `stream()` is one model call, one
+ * step: the tools are declared, the turn runs them and calls again with the results. Retries are
+ * the activity's (Temporal's), never the SDK's. A server that keeps the connection open but does
+ * not start answering within `firstTokenMs`, or then goes silent for `stallMs`, fails the call
+ * as retryable: the activity's heartbeat alone would keep such a call alive until its 10-minute
+ * timeout. A connection cut mid-answer is a failure too, never a short answer.
+ *
+ * The `openai` SDK, not the `ai` SDK: on the same call with the 60 tools a turn offers, the `ai`
+ * SDK spent about 5 ms more before the request left and before its first text came back (it
+ * validates the whole prompt with zod and passes every chunk through several web streams), which
+ * was a tenth of bench (g)'s overhead (docs/BENCHMARKS.md › Run 33).
  */
 export function openAiCompatibleModel(settings: {
   baseUrl: string;
@@ -37,14 +36,15 @@ export function openAiCompatibleModel(settings: {
   const firstTokenMs = settings.firstTokenMs ?? DEFAULT_MODEL_FIRST_TOKEN_MS;
   const stallMs = settings.stallMs ?? DEFAULT_MODEL_STALL_MS;
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
-  const provider = createOpenAICompatible({
-    name: 'openai-compatible',
+  const client = new OpenAI({
     baseURL: baseUrl,
-    apiKey: settings.apiKey ?? undefined,
-    // Without it OpenAI-style servers send no usage on a streamed answer, and the ledger would read 0.
-    includeUsage: true,
+    // Always given: the SDK would otherwise read OPENAI_API_KEY from the environment, and send the
+    // platform's key to an agent's own server. Without a key no Authorization header is sent.
+    apiKey: settings.apiKey ?? '',
+    defaultHeaders: settings.apiKey ? {} : { Authorization: null },
+    maxRetries: 0,
+    timeout: firstTokenMs + stallMs,
   });
-  const languageModel = provider.chatModel(settings.model);
 
   return {
     label: `${settings.model}@${baseUrl}`,
@@ -52,78 +52,61 @@ export function openAiCompatibleModel(settings: {
       const stalled = new AbortController();
       let silence = firstTokenMs;
       let stallTimer = setTimeout(() => stalled.abort(), silence);
-      const result = streamText({
-        model: languageModel,
-        messages: toModelMessages(request.messages),
-        tools: request.tools.length > 0 ? toToolSet(request.tools) : undefined,
-        // Our system messages (persona, instructions, memories) are ours, not a user's text.
-        allowSystemInMessages: true,
-        // Every chunk the server sends, as a `raw` part: once the answer has started, any chunk is a sign of life.
-        includeRawChunks: true,
-        maxRetries: 0,
-        abortSignal: request.signal ? AbortSignal.any([request.signal, stalled.signal]) : stalled.signal,
-        // Errors arrive as `error` parts below; the default handler would only log them a second time.
-        onError: () => undefined,
-      });
-
-      // The arguments exactly as the model wrote them, assembled from the tool-input deltas, so
-      // the transcript keeps the model's own text (the SDK's tool-call part carries the parsed value).
-      const argumentsById = new Map<string, string>();
+      const restartStallTimer = () => {
+        silence = stallMs;
+        clearTimeout(stallTimer);
+        stallTimer = setTimeout(() => stalled.abort(), silence);
+      };
+      const signal = request.signal ? AbortSignal.any([request.signal, stalled.signal]) : stalled.signal;
+      // Tool calls by their index in the answer: name and arguments arrive in pieces.
+      const calls = new Map<number, { name: string; arguments: string }>();
+      let usage = { promptTokens: 0, completionTokens: 0 };
       try {
-        for await (const part of result.fullStream) {
-          if (ANSWER_PARTS.has(part.type) || (part.type === 'raw' && silence === stallMs)) {
-            silence = stallMs;
-            clearTimeout(stallTimer);
-            stallTimer = setTimeout(() => stalled.abort(), silence);
-          }
-          switch (part.type) {
-            case 'text-delta':
-              if (part.text) yield { type: 'text', text: part.text };
-              break;
-            case 'tool-input-start':
-              argumentsById.set(part.id, '');
-              break;
-            case 'tool-input-delta':
-              argumentsById.set(part.id, (argumentsById.get(part.id) ?? '') + part.delta);
-              break;
-            case 'tool-call': {
-              // A call the SDK could not parse comes as a tool-call part with `invalid: true` (its
-              // `input` then the raw text), followed by a `tool-error` part we ignore: whether the
-              // input is usable is decided here, from the text, the same way for every call.
-              const rawInput: unknown = part.input;
-              const text =
-                argumentsById.get(part.toolCallId) ??
-                (typeof rawInput === 'string' ? rawInput : JSON.stringify(rawInput ?? {}));
-              yield { type: 'tool-call', name: part.toolName, arguments: text, ...parseToolArguments(text) };
-              break;
-            }
-            case 'error':
-              throw toModelError(part.error);
-            case 'abort':
-              request.signal?.throwIfAborted();
-              throw stalledError(stalled.signal, silence) ?? new ModelError('the model call was aborted', true);
-            case 'finish':
-              yield {
-                type: 'finish',
-                usage: {
-                  promptTokens: part.totalUsage.inputTokens ?? 0,
-                  completionTokens: part.totalUsage.outputTokens ?? 0,
-                },
-              };
-              break;
-            default:
-              // start, start-step, finish-step, text-start/end, reasoning, tool-error (see tool-call), …
-              break;
+        const answer = await client.chat.completions.create(
+          {
+            model: settings.model,
+            messages: toOpenAiMessages(request.messages),
+            ...(request.tools.length > 0 ? { tools: request.tools.map(toOpenAiTool) } : {}),
+            stream: true,
+            // Without it OpenAI-style servers send no usage on a streamed answer, and the ledger would read 0.
+            stream_options: { include_usage: true },
+          },
+          { signal },
+        );
+        for await (const chunk of answer as AsyncIterable<ChatCompletionChunk>) {
+          const [choice] = chunk.choices ?? [];
+          // The answer starts with its first words, tool call or finish (a chunk that only names
+          // the role does not start it); after that, any chunk is a sign of life.
+          const answering = Boolean(choice?.delta?.content || choice?.delta?.tool_calls || choice?.finish_reason);
+          if (answering || silence === stallMs) restartStallTimer();
+          if (chunk.usage)
+            usage = {
+              promptTokens: chunk.usage.prompt_tokens ?? 0,
+              completionTokens: chunk.usage.completion_tokens ?? 0,
+            };
+          if (!choice) continue;
+          if (choice.delta?.content) yield { type: 'text', text: choice.delta.content };
+          for (const piece of choice.delta?.tool_calls ?? []) {
+            const call = calls.get(piece.index) ?? { name: '', arguments: '' };
+            calls.set(piece.index, call);
+            if (piece.function?.name) call.name += piece.function.name;
+            if (piece.function?.arguments) call.arguments += piece.function.arguments;
           }
         }
       } catch (err) {
-        // A stream cut mid-answer is not an `error` part: the SDK's read of the body throws out of
-        // the iteration (an APICallError "Failed to process successful response", status 200).
-        if (request.signal?.aborted) throw err;
+        request.signal?.throwIfAborted();
         throw stalledError(stalled.signal, silence) ?? toModelError(err);
       } finally {
         clearTimeout(stallTimer);
       }
+      // The SDK ends an aborted stream quietly: whoever aborted it says why.
+      request.signal?.throwIfAborted();
+      const stall = stalledError(stalled.signal, silence);
+      if (stall) throw stall;
+      // The arguments exactly as the model wrote them: the transcript keeps the model's own text.
+      for (const [, call] of [...calls].sort(([a], [b]) => a - b))
+        yield { type: 'tool-call', name: call.name, arguments: call.arguments, ...parseToolArguments(call.arguments) };
+      yield { type: 'finish', usage };
     },
   };
 }
@@ -149,66 +132,45 @@ export function parseToolArguments(text: string): { input: Record<string, unknow
   return { input: value as Record<string, unknown> };
 }
 
-function toToolSet(tools: ChatTool[]): ToolSet {
-  return Object.fromEntries(
-    tools.map((chatTool) => [
-      chatTool.name,
-      // No `execute`: the caller runs the tool, inside its ledger.
-      tool({ description: chatTool.description, inputSchema: jsonSchema(chatTool.inputSchema) }),
-    ]),
-  );
+function toOpenAiTool(tool: ChatTool): ChatCompletionTool {
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  };
 }
 
-/** Our transcript in the SDK's message format; a tool result is named after the call it answers. */
-export function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
-  const toolNameById = new Map<string, string>();
-  for (const message of messages) {
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) toolNameById.set(call.id, call.name);
-  }
-  return messages.map((message): ModelMessage => {
+/** Our transcript in the chat-completions format; a tool result names the call it answers. */
+export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((message): ChatCompletionMessageParam => {
     switch (message.role) {
       case 'system':
       case 'user':
         return { role: message.role, content: message.content };
-      case 'assistant': {
+      case 'assistant':
         if (!message.toolCalls?.length) return { role: 'assistant', content: message.content };
         return {
           role: 'assistant',
-          content: [
-            ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
-            ...message.toolCalls.map((call) => {
-              const parsed = parseToolArguments(call.arguments);
-              return {
-                type: 'tool-call' as const,
-                toolCallId: call.id,
-                toolName: call.name,
-                // The provider writes `JSON.stringify(input)` on the wire. Arguments that were not an
-                // object go back as `{}` (the tool result carries the error): servers such as Ollama
-                // refuse a transcript whose call arguments are not an object, and would refuse every turn after.
-                input: 'input' in parsed ? parsed.input : {},
-              };
-            }),
-          ],
+          content: message.content,
+          tool_calls: message.toolCalls.map((call) => {
+            const parsed = parseToolArguments(call.arguments);
+            return {
+              id: call.id,
+              type: 'function' as const,
+              // Arguments that were not an object go back as `{}` (the tool result carries the
+              // error): servers such as Ollama refuse a transcript whose call arguments are not
+              // an object, and would refuse every turn after.
+              function: { name: call.name, arguments: JSON.stringify('input' in parsed ? parsed.input : {}) },
+            };
+          }),
         };
-      }
       case 'tool':
-        return {
-          role: 'tool',
-          content: [
-            {
-              type: 'tool-result',
-              toolCallId: message.toolCallId,
-              toolName: toolNameById.get(message.toolCallId) ?? 'unknown_tool',
-              output: { type: 'text', value: message.content },
-            },
-          ],
-        };
+        return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
     }
   });
 }
 
 /** Seconds from a `Retry-After` header: a number of seconds or an HTTP date. */
-function retryAfterSeconds(header: string | undefined): number | undefined {
+function retryAfterSeconds(header: string | null | undefined): number | undefined {
   if (!header) return undefined;
   const seconds = Number(header);
   if (Number.isFinite(seconds) && seconds >= 0) return seconds;
@@ -220,38 +182,26 @@ function retryAfterSeconds(header: string | undefined): number | undefined {
  * What went wrong, and whether another attempt may succeed. An HTTP answer decides by its status
  * (408, 409, 429 and 5xx: yes; any other 4xx: no, a retry would fail the same way and bill again).
  * Anything without a status failed on the way (refused connection, a stream cut before its finish,
- * a garbled chunk): retryable.
+ * a garbled chunk, an error sent inside the stream): retryable.
  */
 export function toModelError(error: unknown): ModelError {
   if (error instanceof ModelError) return error;
-  const cause = RetryError.isInstance(error) ? error.lastError : error;
-  // A 200 whose body broke off reports status 200: that is a failure on the way, not an answer.
-  if (APICallError.isInstance(cause) && cause.statusCode !== undefined && cause.statusCode >= 400) {
-    const status = cause.statusCode;
+  if (error instanceof APIError && error.status !== undefined && error.status >= 400) {
+    const status = error.status;
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    const detail = typeof cause.responseBody === 'string' ? providerMessage(cause.responseBody) : undefined;
+    const detail = (error.error as { message?: unknown } | undefined)?.message;
     return new ModelError(
-      `the model answered HTTP ${status}: ${detail ?? cause.message}`,
+      `the model answered HTTP ${status}: ${typeof detail === 'string' ? detail : error.message}`,
       retryable,
       status,
-      retryAfterSeconds(cause.responseHeaders?.['retry-after']),
+      retryAfterSeconds(error.headers?.get('retry-after')),
     );
   }
   const messages: string[] = [];
-  // The SDK's own message ("Failed to process successful response") says little; its causes say what broke.
-  for (let link: unknown = cause; link !== undefined && messages.length < 4; link = (link as Error).cause) {
+  // A connection error's own message ("Connection error.") says little; its causes say what broke.
+  for (let link: unknown = error; link !== undefined && messages.length < 4; link = (link as Error).cause) {
     messages.push(link instanceof Error ? link.message : String(link));
     if (!(link instanceof Error)) break;
   }
   return new ModelError(`the model call failed: ${messages.join(': ')}`, true);
-}
-
-/** The `error.message` of an OpenAI-style error body, when it is one. */
-function providerMessage(body: string): string | undefined {
-  try {
-    const parsed = JSON.parse(body) as { error?: { message?: unknown } };
-    return typeof parsed.error?.message === 'string' ? parsed.error.message : undefined;
-  } catch {
-    return undefined;
-  }
 }
