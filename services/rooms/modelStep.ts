@@ -55,7 +55,8 @@ export async function runModelStep(
   if (recorded) return recorded;
 
   // The request goes out first; its bookkeeping (the turn marked running, the model call, the
-  // message's first event) is written while the model thinks: time to first token.
+  // message's first event) is written while the model thinks: time to first token. It starts on
+  // the event loop's next turn, so that building its statements does not hold the request back.
   const startedAt = Date.now();
   // Its own abort: a step that fails before reading the answer must not leave the model talking (and billing).
   const abort = new AbortController();
@@ -64,20 +65,22 @@ export async function runModelStep(
   const stream = answer[Symbol.asyncIterator]();
   const firstEvent = stream.next();
   firstEvent.catch(() => undefined);
-  const bookkeeping = Promise.all([
-    ctx
-      .db('model_calls')
-      .insert({ turn_id: turnId, team_id: turn.team.id, step, attempt, model: model.label, status: 'running' })
-      .onConflict(['turn_id', 'step', 'attempt'])
-      .merge({ status: 'running', started_at: ctx.db.fn.now() })
-      .returning<{ id: number }[]>('id'),
-    appendRoomEvents(ctx.db, turn.roomId, [
-      attempt > 1
-        ? { type: 'message.reset', data: { messageId, turnId, attempt } }
-        : { type: 'message.created', data: { messageId, role: 'assistant', turnId } },
+  const bookkeeping = new Promise((resolve) => setImmediate(resolve)).then(() =>
+    Promise.all([
+      ctx
+        .db('model_calls')
+        .insert({ turn_id: turnId, team_id: turn.team.id, step, attempt, model: model.label, status: 'running' })
+        .onConflict(['turn_id', 'step', 'attempt'])
+        .merge({ status: 'running', started_at: ctx.db.fn.now() })
+        .returning<{ id: number }[]>('id'),
+      appendRoomEvents(ctx.db, turn.roomId, [
+        attempt > 1
+          ? { type: 'message.reset', data: { messageId, turnId, attempt } }
+          : { type: 'message.created', data: { messageId, role: 'assistant', turnId } },
+      ]),
+      step === 1 ? beginTurn(ctx.db, turnId) : undefined,
     ]),
-    step === 1 ? beginTurn(ctx.db, turnId) : undefined,
-  ]);
+  );
   const [[{ id: modelCallId }]] = await bookkeeping.catch((err: unknown) => {
     abort.abort();
     throw err;
