@@ -36,14 +36,17 @@ export async function statementStats(db: Db, enabled: boolean) {
     reset: async () => {
       await db.raw('SELECT pg_stat_statements_reset()');
     },
-    /** The `n` statements of this database with the most execution time since the reset, per `unit` of work. */
-    async top(n: number, units: number, unit: string): Promise<string[]> {
+    /**
+     * The `n` statements of this database with the most execution time since the reset, per `unit`
+     * of work; with `withPlanning`, planning and execution together (what a latency waits on).
+     */
+    async top(n: number, units: number, unit: string, withPlanning = false): Promise<string[]> {
       const { rows } = (await db.raw(
         `SELECT calls, total_plan_time, total_exec_time, mean_exec_time, rows, query FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
             AND query NOT LIKE '%pg_stat_statements%'
-          ORDER BY total_exec_time DESC LIMIT ?`,
-        [n],
+          ORDER BY total_exec_time + (CASE WHEN ? THEN total_plan_time ELSE 0 END) DESC LIMIT ?`,
+        [withPlanning, n],
       )) as { rows: StatementRow[] };
       return [
         `| Postgres statement (pg_stat_statements) | calls per ${unit} | ms planning per call | mean ms executing | total ms executing | rows per call |`,

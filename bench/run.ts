@@ -19,7 +19,7 @@
  *      script that signs and POSTs the same events 50 in flight.
  * Options (env): BENCH_SECONDS (default 10), BENCH_WARMUP (3: unmeasured seconds of each side of (a) and (f) first; (b) warms up on BENCH_JOBS / 6), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
  * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_CAMPAIGN_TRANSPORTS (smtp,http), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e"),
- * BENCH_PG_STATEMENTS=1 (Postgres loads pg_stat_statements; (a), (b) and (f) print the product side's top statements),
+ * BENCH_PG_STATEMENTS=1 (Postgres loads pg_stat_statements; (a), (b), (f) and (g) print the product side's top statements),
  * BENCH_TASK_QUEUE_PARTITIONS (unset: the dev server writes new tasks to 1 partition of each task queue; 4 is Temporal's default).
  * (a), (b) and (f) print the CPU each process spent per unit of work on each side (bench/procStats.ts).
  */
@@ -560,16 +560,20 @@ async function main(): Promise<void> {
       results.push(
         ...(await benchSegments({ db, apiBaseUrl: jobsApi.baseUrl, team, segmentContacts: SEGMENT_CONTACTS, log })),
       );
-    if (await settledFirst('g'))
-      report(
-        await benchAgentStream({
-          db,
-          baseUrl: jobsApi.baseUrl,
-          team: await benchTeam(db, 'bench-g'),
-          samples: AGENT_SAMPLES,
-          client,
-        }),
-      );
+    if (await settledFirst('g')) {
+      const teamG = await benchTeam(db, 'bench-g');
+      await statements?.reset();
+      const streamed = await benchAgentStream({
+        db,
+        baseUrl: jobsApi.baseUrl,
+        team: teamG,
+        samples: AGENT_SAMPLES,
+        client,
+      });
+      // A turn waits on its statements one after another: planning counts as much as running.
+      const turnStatements = await statements?.top(14, AGENT_SAMPLES + 1, 'turn', true);
+      report([...streamed, ...(turnStatements ? ['', ...turnStatements] : [])]);
+    }
     if (await settledFirst('h')) results.push(...(await benchMemories({ db, team, memories: MEMORIES, log })));
     if (await settledFirst('i'))
       report(
