@@ -188,6 +188,30 @@ describe('the OpenAI-compatible model, against a fake server over HTTP', () => {
     expect(textOf(steady.events)).toBe('one two three');
   });
 
+  it('counts a reasoning model’s thinking as answering: it may think past the first-token window, but not fall silent', async () => {
+    const impatient = openAiCompatibleModel({
+      baseUrl: fake.url,
+      apiKey: 'sk-test',
+      model: 'fake-model',
+      firstTokenMs: 400,
+      stallMs: 300,
+    });
+    fake.script(
+      { reasoning: ['Let ', 'me ', 'think ', 'this ', 'through.'], chunks: ['Done.'], chunkDelayMs: 150 },
+      { reasoning: ['Let ', 'me ', 'think.'], chunks: ['Too late.'], chunkDelayMs: 500 },
+    );
+    // Six chunks 150 ms apart: 750 ms, past the 400 ms first-token window, never 300 ms silent.
+    const thoughtLong = await run(impatient, ask('hi'));
+    expect(thoughtLong.error).toBeUndefined();
+    expect(thoughtLong.events).toEqual([
+      { type: 'text', text: 'Done.' },
+      { type: 'finish', usage: expect.any(Object) },
+    ]);
+    const fellSilent = await run(impatient, ask('hi'));
+    expect(fellSilent.events).toEqual([]);
+    expect(fellSilent.error).toMatchObject({ retryable: true, message: 'the model sent nothing for 0.3 s' });
+  });
+
   it('stops at the caller’s abort with an AbortError, not a model error to retry', async () => {
     fake.script({ chunks: ['one ', 'two ', 'three'], chunkDelayMs: 300 });
     const abort = new AbortController();

@@ -47,6 +47,11 @@ export interface ScriptedReply {
   text?: string;
   /** The text, streamed in exactly these pieces (takes precedence over `text`). */
   chunks?: string[];
+  /**
+   * Streamed: the model's reasoning before its answer, in these pieces, as `reasoning_content`
+   * (vLLM, DeepSeek, llama.cpp; Ollama and OpenRouter call it `reasoning`): not part of the answer.
+   */
+  reasoning?: string[];
   /** Tool calls, in order; several make one reply with several calls. */
   toolCalls?: ScriptedToolCall[];
   /** Token usage to report; default: estimated from the request and the reply. `null`: report none. */
@@ -243,6 +248,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       choices: [{ index: 0, delta, finish_reason: finish }],
     });
     const events: unknown[] = [];
+    reply.reasoning?.forEach((piece, i) =>
+      events.push(chunk(i === 0 ? { role: 'assistant', reasoning_content: piece } : { reasoning_content: piece })),
+    );
     textPieces.forEach((piece, i) =>
       events.push(chunk(i === 0 ? { role: 'assistant', content: piece } : { content: piece })),
     );

@@ -75,9 +75,16 @@ export function openAiCompatibleModel(settings: {
         );
         for await (const chunk of answer as AsyncIterable<ChatCompletionChunk>) {
           const [choice] = chunk.choices ?? [];
-          // The answer starts with its first words, tool call or finish (a chunk that only names
-          // the role does not start it); after that, any chunk is a sign of life.
-          const answering = Boolean(choice?.delta?.content || choice?.delta?.tool_calls || choice?.finish_reason);
+          // The answer starts with its first words, reasoning, tool call or finish (a chunk that
+          // only names the role does not start it); after that, any chunk is a sign of life.
+          const delta = choice?.delta as ReasoningDelta | undefined;
+          const answering = Boolean(
+            delta?.content ||
+            delta?.reasoning_content ||
+            delta?.reasoning ||
+            delta?.tool_calls ||
+            choice?.finish_reason,
+          );
           if (answering || silence === stallMs) restartStallTimer();
           if (chunk.usage)
             usage = {
@@ -110,6 +117,12 @@ export function openAiCompatibleModel(settings: {
     },
   };
 }
+
+/** What reasoning models send ahead of their answer, outside the OpenAI API's own fields. */
+type ReasoningDelta = ChatCompletionChunk.Choice.Delta & {
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+};
 
 const stalledError = (signal: AbortSignal, stallMs: number) =>
   signal.aborted ? new ModelError(`the model sent nothing for ${stallMs / 1000} s`, true) : null;
