@@ -65,6 +65,10 @@ describe('the OpenAI-compatible model, against a fake server over HTTP', () => {
   afterEach(() => fake.reset());
   afterAll(() => fake.close());
 
+  /** The same model, with first-token and stall windows short enough for a test. */
+  const impatientModel = (windows: { firstTokenMs: number; stallMs: number }) =>
+    openAiCompatibleModel({ baseUrl: fake.url, apiKey: 'sk-test', model: 'fake-model', ...windows });
+
   it('streams an answer as text events in order, then a finish with the usage the server reported', async () => {
     fake.script({ chunks: ['Two ', 'artifacts ', 'are ', 'here.'], usage: { promptTokens: 42, completionTokens: 5 } });
     const { events, error } = await run(model, ask('What is in the room?'));
@@ -159,13 +163,7 @@ describe('the OpenAI-compatible model, against a fake server over HTTP', () => {
   });
 
   it('gives up a model that does not start answering, or goes silent mid-answer, as a retryable stall; a slow but steady one finishes', async () => {
-    const impatient = openAiCompatibleModel({
-      baseUrl: fake.url,
-      apiKey: 'sk-test',
-      model: 'fake-model',
-      firstTokenMs: 600,
-      stallMs: 300,
-    });
+    const impatient = impatientModel({ firstTokenMs: 600, stallMs: 300 });
     fake.script(
       { text: 'too late', firstTokenDelayMs: 1_200 },
       { text: 'thought long, then answered', firstTokenDelayMs: 450 },
@@ -189,13 +187,7 @@ describe('the OpenAI-compatible model, against a fake server over HTTP', () => {
   });
 
   it('counts a reasoning model’s thinking as answering: it may think past the first-token window, but not fall silent', async () => {
-    const impatient = openAiCompatibleModel({
-      baseUrl: fake.url,
-      apiKey: 'sk-test',
-      model: 'fake-model',
-      firstTokenMs: 400,
-      stallMs: 300,
-    });
+    const impatient = impatientModel({ firstTokenMs: 400, stallMs: 300 });
     fake.script(
       { reasoning: ['Let ', 'me ', 'think ', 'this ', 'through.'], chunks: ['Done.'], chunkDelayMs: 150 },
       { reasoning: ['Let ', 'me ', 'think.'], chunks: ['Too late.'], chunkDelayMs: 500 },
