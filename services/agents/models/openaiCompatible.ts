@@ -73,7 +73,7 @@ export function openAiCompatibleModel(settings: {
           },
           { signal },
         );
-        for await (const chunk of answer as AsyncIterable<ChatCompletionChunk>) {
+        for await (const chunk of answer) {
           const [choice] = chunk.choices ?? [];
           // The answer starts with its first words, reasoning, tool call or finish (a chunk that
           // only names the role does not start it); after that, any chunk is a sign of life.
@@ -91,9 +91,8 @@ export function openAiCompatibleModel(settings: {
               promptTokens: chunk.usage.prompt_tokens ?? 0,
               completionTokens: chunk.usage.completion_tokens ?? 0,
             };
-          if (!choice) continue;
-          if (choice.delta?.content) yield { type: 'text', text: choice.delta.content };
-          for (const piece of choice.delta?.tool_calls ?? []) {
+          if (delta?.content) yield { type: 'text', text: delta.content };
+          for (const piece of delta?.tool_calls ?? []) {
             const call = calls.get(piece.index) ?? { name: '', arguments: '' };
             calls.set(piece.index, call);
             if (piece.function?.name) call.name += piece.function.name;
