@@ -67,6 +67,9 @@ export async function clearSecret(db: Db, teamId: string, agentId: string, key: 
   return { key, set: false, updatedAt: null };
 }
 
+/** The secret that holds the key of the agent's own model server. */
+export const MODEL_API_KEY = 'AI_API_KEY';
+
 /** A secret's value, for the server's own use (the key of the agent's model): never answered to a client. */
 export async function secretValue(
   db: Db,

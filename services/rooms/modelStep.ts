@@ -1,6 +1,5 @@
 import type { Db } from '../../db/knex';
 import type { ModelStepResult, PlannedToolCall } from '../../workflows/contracts/room';
-import { secretValue } from '../agents/agentSecrets';
 import { ChatEvent, ChatModel, ModelError } from '../agents/models/chatModel';
 import { modelFor } from '../agents/models/resolveModel';
 import type { AppContext } from '../platform/context';
@@ -20,10 +19,9 @@ export const assistantMessageId = (turnId: string, step: number) => `${turnId}:$
 export const toolCallId = (turnId: string, step: number, index: number) => `${turnId}:${step}:${index}`;
 
 /** The model an agent talks through: its own settings, else the server's (AI_BASE_URL), else the offline default. */
-export async function agentModel(ctx: AppContext, turn: TurnRecord): Promise<ChatModel> {
-  const agentApiKey = turn.agent.modelBaseUrl
-    ? await secretValue(ctx.db, ctx.secretBox, turn.team.id, turn.agent.id, 'AI_API_KEY')
-    : null;
+export function agentModel(ctx: AppContext, turn: TurnRecord): ChatModel {
+  const sealed = turn.agent.modelBaseUrl ? turn.agent.modelApiKeySealed : null;
+  const agentApiKey = sealed ? ctx.secretBox.decrypt<string>(sealed) : null;
   return modelFor({ agentBaseUrl: turn.agent.modelBaseUrl, agentModel: turn.agent.modelName, agentApiKey }, ctx.config);
 }
 
@@ -46,13 +44,11 @@ export async function runModelStep(
 ): Promise<ModelStepResult> {
   const turn = await loadTurn(ctx.db, turnId);
   const messageId = assistantMessageId(turnId, step);
-  const [recorded, model, tools, messages] = await Promise.all([
-    recordedStep(ctx.db, registry, turn, messageId, step),
-    agentModel(ctx, turn),
-    allowTools ? turnTools(ctx, registry, turn) : [],
-    loadTurnContext(ctx.db, turn),
-  ]);
+  const recorded = turn.steps >= step ? await recordedStep(ctx.db, registry, turn, messageId, step) : undefined;
   if (recorded) return recorded;
+  const model = agentModel(ctx, turn);
+  const tools = allowTools ? turnTools(registry, turn) : [];
+  const messages = await loadTurnContext(ctx.db, turn);
 
   // The request goes out first; its bookkeeping (the turn marked running, the model call, the
   // message's first event) is written while the model thinks: time to first token. It starts on

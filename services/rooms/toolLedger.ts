@@ -12,7 +12,6 @@ import { nextMessageSeq } from './messages';
 import { appendRoomEvents } from './roomEvents';
 import { loadTurn, setTurnStatus, TurnRecord } from './turnRecord';
 import { approvalWarp, offeredInTurns, ToolRegistry } from './turnTools';
-import { installedApps } from '../agents/apps';
 
 /**
  * The tool ledger: one row per tool call (`<turnId>:<step>:<i>`). An `atomic` tool's platform
@@ -56,10 +55,9 @@ const refusal = (code: string, message: string): ErrorBody => ({ error: { code, 
 export async function runToolCall(ctx: AppContext, registry: ToolRegistry, toolCallId: string): Promise<void> {
   const { call, turn } = await loadCall(ctx.db, toolCallId);
   if (SETTLED.includes(call.status)) return;
-  const installed = await installedApps(ctx.db, turn.team.id);
   // Looked up again, as the turn stands now: an app removed, a tool kept out of turns.
   const tool = registry
-    .toolsFor(installed)
+    .toolsFor(turn.installedApps)
     .filter(offeredInTurns)
     .find((t) => t.name === call.name);
   if (!tool) return settleCall(ctx.db, turn, call, 'failed', refusal('unknown_tool', `No tool ${call.name} here`));
@@ -83,7 +81,7 @@ export async function runToolCall(ctx: AppContext, registry: ToolRegistry, toolC
     team: turn.team,
     principal: agentPrincipal(turn),
     agentId: turn.agent.id,
-    installed,
+    installed: turn.installedApps,
     idempotencyKey: call.id,
   });
 

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { preparedOnce, type Db } from '../../db/knex';
+import { installedOf, type AppSlug } from '../agents/apps';
+import { MODEL_API_KEY } from '../agents/agentSecrets';
 import type { ErrorBody } from '../platform/errors';
 import type { TeamRef } from '../platform/context';
 import { appendRoomEvents } from './roomEvents';
@@ -17,7 +19,13 @@ export interface TurnRecord {
     instructions: string | null;
     modelBaseUrl: string | null;
     modelName: string | null;
+    /** The agent's own model key (its `AI_API_KEY` secret), sealed; null without one. */
+    modelApiKeySealed: string | null;
   };
+  /** The apps the team has installed: what the turn's tools are drawn from. */
+  installedApps: Set<AppSlug>;
+  /** Model steps recorded so far (a step's record and this count are written together). */
+  steps: number;
   messageId: string;
   /** What the user asked: the turn's message, which picks the skills, memories and knowledge it loads. */
   question: string;
@@ -29,8 +37,10 @@ export interface TurnRecord {
 }
 
 export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
-  // Every model step reads it first, before anything else: one text, prepared once per connection
-  // (Postgres planned its joins in 0.6 ms and ran them in 0.14, bench (g), docs/BENCHMARKS.md › Run 31).
+  // Every model step and tool call reads it first, before anything else: one text, prepared once
+  // per connection (Postgres planned its joins in 0.6 ms and ran them in 0.14, bench (g),
+  // docs/BENCHMARKS.md › Run 31). The installed apps and the model's key come with it: as
+  // statements of their own they ran beside the turn's context reads, and slowed them (Run 34).
   // Its columns are named: a column a migration adds must not change what the statement returns.
   const row = await preparedOnce(
     db('room_turns')
@@ -47,6 +57,7 @@ export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
         'room_turns.message_seq',
         'room_turns.author_user_id',
         'room_turns.status',
+        'room_turns.steps',
         'question.content as question',
         'teams.slug as team_slug',
         'teams.plan as team_plan',
@@ -58,6 +69,13 @@ export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
         'agents.instructions',
         'agents.model_base_url',
         'agents.model_name',
+        db.raw('ARRAY(SELECT app FROM team_apps WHERE team_apps.team_id = room_turns.team_id) AS installed_apps'),
+        db.raw(
+          `(SELECT value_sealed FROM agent_secrets
+            WHERE agent_secrets.agent_id = agents.id AND agent_secrets.key = ?
+              AND agent_secrets.team_id = room_turns.team_id) AS model_api_key_sealed`,
+          [MODEL_API_KEY],
+        ),
       ),
   );
   if (!row) throw new Error(`Turn ${turnId} is not in the database`);
@@ -73,7 +91,10 @@ export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
       instructions: row.instructions,
       modelBaseUrl: row.model_base_url,
       modelName: row.model_name,
+      modelApiKeySealed: row.model_api_key_sealed,
     },
+    installedApps: installedOf(row.installed_apps),
+    steps: row.steps,
     messageId: row.message_id,
     question: row.question ?? '',
     messageSeq: row.message_seq,

@@ -1,7 +1,6 @@
 import type { Tool } from '../../mcp/toolKit';
-import { installedApps, type AppSlug } from '../agents/apps';
+import type { AppSlug } from '../agents/apps';
 import type { ChatTool } from '../agents/models/chatModel';
-import type { AppContext } from '../platform/context';
 import type { TurnRecord } from './turnRecord';
 
 /**
@@ -30,11 +29,10 @@ export interface TurnTool {
  * The tools a turn offers its model. None for an outside caller's turn: its tools act with the
  * team's rights on the team's data, and a stranger's message must not steer them.
  */
-export async function turnTools(ctx: AppContext, registry: ToolRegistry, turn: TurnRecord): Promise<TurnTool[]> {
+export function turnTools(registry: ToolRegistry, turn: TurnRecord): TurnTool[] {
   if (turn.callerTeamId) return [];
-  const installed = await installedApps(ctx.db, turn.team.id);
   return registry
-    .toolsFor(installed)
+    .toolsFor(turn.installedApps)
     .filter(offeredInTurns)
     .map((tool) => ({
       tool,

@@ -5,7 +5,7 @@ import {
   studioProduceWorkflowName,
   type StudioProduceWorkflow,
 } from '../../workflows/contracts/studioProduce';
-import { secretValue } from '../agents/agentSecrets';
+import { MODEL_API_KEY, secretValue } from '../agents/agentSecrets';
 import { characterOf } from '../agents/character';
 import { ChatMessage, ModelError } from '../agents/models/chatModel';
 import { modelFor } from '../agents/models/resolveModel';
@@ -181,7 +181,7 @@ export async function produceDraft(ctx: AppContext, productionId: string): Promi
       .select('through_seq', 'result'),
   ]);
   const apiKey = agent.model_base_url
-    ? await secretValue(ctx.db, ctx.secretBox, session.team_id, agent.id, 'AI_API_KEY')
+    ? await secretValue(ctx.db, ctx.secretBox, session.team_id, agent.id, MODEL_API_KEY)
     : null;
   const model = modelFor(
     { agentBaseUrl: agent.model_base_url, agentModel: agent.model_name, agentApiKey: apiKey },

@@ -1,3 +1,8 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createRoomActivities } from '../../activities/rooms';
+import { loadConfig } from '../../config';
+import { createLogger } from '../../logger';
+import { buildAppContext } from '../../services/platform/context';
 import { FakeModelServer, startModelServer } from '../fakes/modelServer';
 import { apiClient, newTeam, sleep, startTestApi, useApiSuite } from '../support/helpers';
 import { failing, mcpClient, ok } from '../support/mcpHelpers';
@@ -85,6 +90,31 @@ describe('agents that converse: rooms, turns and streams', () => {
     expect(sent.model).toBe('fake-model');
     expect(sent.messages[0]).toMatchObject({ role: 'system' });
     expect(sent.messages.at(-1)).toMatchObject({ role: 'user', content: 'What is the answer?' });
+  });
+
+  it('a model step run again after its record was written (its worker died after the commit) answers from the record', async () => {
+    await useFakeModel();
+    const opened = await openRoom('recorded');
+    fake.script({ text: 'Said once.', usage: { promptTokens: 30, completionTokens: 3 } });
+    const answer = await say('Say it once', { roomId: opened.room.id });
+    expect(answer.body).toMatchObject({ status: 'completed', reply: 'Said once.' });
+    const { turnId } = answer.body;
+    const written = async () => ({
+      messages: await suite.db('room_messages').where({ turn_id: turnId }).select('id', 'content'),
+      modelCalls: await suite.db('model_calls').where({ turn_id: turnId }).select('step', 'status'),
+      events: await suite.db('room_events').where({ room_id: opened.room.id }).count({ n: '*' }),
+    });
+    const before = await written();
+
+    // The same activity, attempt 2, as Temporal would retry it: no model call, no second record.
+    const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
+    const { modelStep } = createRoomActivities({
+      appContext: buildAppContext(config, suite.db, createLogger('silent', 'worker')),
+    });
+    const again = await new MockActivityEnvironment({ attempt: 2 }).run(modelStep, turnId, 1, true);
+    expect(again).toEqual({ toolCalls: [], promptTokens: 30, completionTokens: 3 });
+    expect(fake.requests).toHaveLength(1);
+    expect(await written()).toEqual(before);
   });
 
   it('runs a tool call whose arguments arrive in pieces, then answers with its result', async () => {
