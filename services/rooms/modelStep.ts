@@ -51,17 +51,28 @@ export async function runModelStep(
   const messages = await loadTurnContext(ctx.db, turn);
 
   // The request goes out first; its bookkeeping (the turn marked running, the model call, the
-  // message's first event) is written while the model thinks: time to first token. It starts on
-  // the event loop's next turn, so that building its statements does not hold the request back.
+  // message's first event) is written while the model thinks: time to first token. It starts once
+  // the request has been written, so that building its statements does not hold the request back
+  // (on the event loop's next turn the request was not yet written: docs/BENCHMARKS.md › Run 34).
   const startedAt = Date.now();
   // Its own abort: a step that fails before reading the answer must not leave the model talking (and billing).
   const abort = new AbortController();
   signal?.addEventListener('abort', () => abort.abort(signal.reason), { once: true });
-  const answer = model.stream({ messages, tools: tools.map((t) => t.chat), signal: abort.signal });
+  let requestSent = () => {};
+  const sent = new Promise<void>((resolve) => (requestSent = resolve));
+  const answer = model.stream({
+    messages,
+    tools: tools.map((t) => t.chat),
+    signal: abort.signal,
+    onSent: requestSent,
+  });
   const stream = answer[Symbol.asyncIterator]();
   const firstEvent = stream.next();
-  firstEvent.catch(() => undefined);
-  const bookkeeping = new Promise((resolve) => setImmediate(resolve)).then(() =>
+  const firstEventSettled = firstEvent.then(
+    () => undefined,
+    () => undefined,
+  );
+  const bookkeeping = Promise.race([sent, firstEventSettled]).then(() =>
     Promise.all([
       ctx
         .db('model_calls')

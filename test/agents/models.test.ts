@@ -232,6 +232,55 @@ describe('the OpenAI-compatible model, against a fake server over HTTP', () => {
     expect(error).toMatchObject({ retryable: true, status: undefined });
   });
 
+  it('says the request has left before the model answers, so the turn can write its bookkeeping meanwhile', async () => {
+    // A model that answers only once the caller has heard the request left: were `onSent` called
+    // with the answer (or not at all), this call would never end.
+    let heard = 0;
+    let release = () => {};
+    const told = new Promise<void>((resolve) => (release = resolve));
+    const chunk = (delta: object, finish: string | null) =>
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const holding = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        void told.then(() => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(chunk({ content: 'answered after' }, null) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+        });
+      });
+    });
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = holding.address() as AddressInfo;
+      const waiting = openAiCompatibleModel({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm' });
+      const called = run(waiting, {
+        ...ask('hi'),
+        onSent: () => {
+          heard++;
+          release();
+        },
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const stuck = new Promise<'stuck'>((resolve) => (timer = setTimeout(() => resolve('stuck'), 3_000)));
+      const outcome = await Promise.race([called, stuck]).finally(() => clearTimeout(timer));
+      if (outcome === 'stuck') throw new Error('the call waited for an answer that waits for onSent');
+      expect(outcome.error).toBeUndefined();
+      expect(textOf(outcome.events)).toBe('answered after');
+      expect(heard).toBe(1);
+    } finally {
+      holding.closeAllConnections();
+      await new Promise((resolve) => holding.close(resolve));
+    }
+  });
+
+  it('says so once even when the request never leaves (a refused connection): its caller is never left waiting', async () => {
+    let heard = 0;
+    const nowhere = openAiCompatibleModel({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1`, model: 'm' });
+    const { error } = await run(nowhere, { ...ask('hi'), onSent: () => heard++ });
+    expect(error).toBeInstanceOf(ModelError);
+    expect(heard).toBe(1);
+  });
+
   it('fails a 401 (a wrong key) as not retryable', async () => {
     const wrongKey = openAiCompatibleModel({ baseUrl: fake.url, apiKey: 'sk-wrong', model: 'fake-model' });
     const { error } = await run(wrongKey, ask('hi'));

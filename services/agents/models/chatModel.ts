@@ -29,6 +29,12 @@ export interface ChatRequest {
   /** Empty: the model must answer in text. */
   tools: ChatTool[];
   signal?: AbortSignal;
+  /**
+   * Called once the request has left for the model (written to the connection), so that work
+   * which may wait until then does not hold the request back. A model may not call it: the
+   * caller then goes on when the first event settles.
+   */
+  onSent?: () => void;
 }
 
 export interface TokenUsage {

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import diagnostics from 'node:diagnostics_channel';
 import OpenAI, { APIError } from 'openai';
 import type {
   ChatCompletionChunk,
@@ -61,6 +63,8 @@ export function openAiCompatibleModel(settings: {
       // Tool calls by their index in the answer: name and arguments arrive in pieces.
       const calls = new Map<number, { name: string; arguments: string }>();
       let usage = { promptTokens: 0, completionTokens: 0 };
+      const requestId = randomUUID();
+      const sent = request.onSent ? whenWritten(requestId, request.onSent) : undefined;
       try {
         const answer = await client.chat.completions.create(
           {
@@ -71,8 +75,9 @@ export function openAiCompatibleModel(settings: {
             // Without it OpenAI-style servers send no usage on a streamed answer, and the ledger would read 0.
             stream_options: { include_usage: true },
           },
-          { signal },
+          { signal, headers: { 'x-request-id': requestId } },
         );
+        sent?.stop(); // the model has answered: the request has left, whatever the channel said
         for await (const chunk of answer) {
           const [choice] = chunk.choices ?? [];
           // The answer starts with its first words, reasoning, tool call or finish (a chunk that
@@ -104,6 +109,7 @@ export function openAiCompatibleModel(settings: {
         throw stalledError(stalled.signal, silence) ?? toModelError(err);
       } finally {
         clearTimeout(stallTimer);
+        sent?.stop();
       }
       // The SDK ends an aborted stream quietly: whoever aborted it says why.
       request.signal?.throwIfAborted();
@@ -115,6 +121,31 @@ export function openAiCompatibleModel(settings: {
       yield { type: 'finish', usage };
     },
   };
+}
+
+/**
+ * Calls `onSent` once undici has written the request with this `x-request-id` (its
+ * `undici:request:bodySent` diagnostics channel, which the `fetch` the SDK uses publishes). The
+ * SDK resolves nothing at that moment: its promise settles with the response's headers, after
+ * the model has started answering.
+ */
+function whenWritten(requestId: string, onSent: () => void): { stop(): void } {
+  const channel = diagnostics.channel('undici:request:bodySent');
+  const listener = (message: unknown) => {
+    const headers = (message as { request?: { headers?: unknown } }).request?.headers;
+    const ours = Array.isArray(headers) ? headers.includes(requestId) : String(headers).includes(requestId);
+    if (ours) stop();
+  };
+  let called = false;
+  const stop = () => {
+    channel.unsubscribe(listener);
+    if (!called) {
+      called = true;
+      onSent();
+    }
+  };
+  channel.subscribe(listener);
+  return { stop };
 }
 
 /** What reasoning models send ahead of their answer, outside the OpenAI API's own fields. */
