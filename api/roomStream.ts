@@ -2,7 +2,7 @@ import { createSession } from 'better-sse';
 import { Router } from 'express';
 import type { AppContext } from '../services/platform/context';
 import { AppError } from '../services/platform/errors';
-import { eventsSince } from '../services/rooms/roomEvents';
+import { eventsSince, type RoomEvent } from '../services/rooms/roomEvents';
 import { roomEventHub } from '../services/rooms/roomEventHub';
 import { roomByKey } from '../services/rooms/rooms';
 
@@ -27,8 +27,9 @@ function resumeAfter(raw: string | undefined): number {
 
 /**
  * `GET {mcp_url}/agents/stream/{roomId}?key=<ROOM_KEY>`: a room's events as Server-Sent Events,
- * `id:` = the room's gapless sequence. Everything is read from the event table, so a client that
- * reconnects with Last-Event-ID gets exactly what it missed, from any API process.
+ * `id:` = the room's gapless sequence. The event table is the truth, so a client that reconnects
+ * with Last-Event-ID gets exactly what it missed, from any API process; the next event in order,
+ * when its notification carries it, is sent without reading the table.
  */
 export function roomStreamRouter(ctx: AppContext): Router {
   const router = Router();
@@ -75,6 +76,18 @@ export function roomStreamRouter(ctx: AppContext): Router {
       }
     };
 
+    // The next event, told in its notification, goes out as it is; anything else (a gap, a
+    // notification without its event, a read in progress) is read from the table.
+    const told = (event?: RoomEvent) => {
+      if (event && event.seq <= sent) return;
+      if (event && event.seq === sent + 1 && !reading && session.isConnected) {
+        session.push(event.data, event.type, String(event.seq));
+        sent = event.seq;
+        return;
+      }
+      void pump();
+    };
+
     const recheck = setInterval(() => void pump(), STREAM_RECHECK_MS);
     let unsubscribe: (() => void) | undefined;
     let gone = false;
@@ -84,11 +97,7 @@ export function roomStreamRouter(ctx: AppContext): Router {
       unsubscribe?.();
     });
     try {
-      const off = await roomEventHub(ctx).subscribe(
-        room.id,
-        () => void pump(),
-        () => res.end(),
-      );
+      const off = await roomEventHub(ctx).subscribe(room.id, told, () => res.end());
       if (gone) off();
       else unsubscribe = off;
     } catch (err) {

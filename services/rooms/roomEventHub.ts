@@ -1,17 +1,19 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { AppContext } from '../platform/context';
-import { ROOM_EVENTS_CHANNEL } from './roomEvents';
+import { ROOM_EVENTS_CHANNEL, roomEventNotification, type RoomEvent } from './roomEvents';
 
-type Wake = () => void;
+/** Called on every event of a room: with the event when its notification carried it. */
+type Wake = (event?: RoomEvent) => void;
 
 /** How soon a lost LISTEN connection is opened again. */
 const RECONNECT_AFTER_MS = 1_000;
 
 /**
  * One LISTEN connection per process, shared by every stream and waiter of that process: a
- * notification wakes the subscribers of its room, who then read the table. When the connection
- * drops, everyone is woken once it is back (a notification may have been missed meanwhile).
+ * notification wakes the subscribers of its room, with its event when it carried one (a stream
+ * that has sent everything before it sends it as it is; otherwise it reads the table). When the
+ * connection drops, everyone is woken once it is back (a notification may have been missed meanwhile).
  */
 export class RoomEventHub {
   private client: pg.Client | undefined;
@@ -63,7 +65,8 @@ export class RoomEventHub {
       try {
         const client = await this.openConnection();
         client.on('notification', (message) => {
-          if (message.payload) this.wakeRoom(message.payload);
+          const told = message.payload ? roomEventNotification(message.payload) : undefined;
+          if (told) this.wakeRoom(told.roomId, told.event);
         });
         client.on('error', (err) => this.lost(client, err));
         client.on('end', () => this.lost(client));
@@ -90,8 +93,8 @@ export class RoomEventHub {
     setTimeout(retry, RECONNECT_AFTER_MS).unref();
   }
 
-  private wakeRoom(roomId: string): void {
-    for (const wake of this.subscribers.get(roomId) ?? []) wake();
+  private wakeRoom(roomId: string, event?: RoomEvent): void {
+    for (const wake of this.subscribers.get(roomId) ?? []) wake(event);
   }
 
   private wakeAll(): void {

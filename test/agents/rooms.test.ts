@@ -92,6 +92,23 @@ describe('agents that converse: rooms, turns and streams', () => {
     expect(sent.messages.at(-1)).toMatchObject({ role: 'user', content: 'What is the answer?' });
   });
 
+  it('streams an event too large for a notification (a long reply) in its place, read from the table', async () => {
+    await useFakeModel();
+    const opened = await openRoom('long reply');
+    // Postgres refuses a NOTIFY payload over 8000 bytes: message.completed carries the whole reply.
+    const reply = 'A long answer. '.repeat(1_000);
+    fake.script({ chunks: [reply.slice(0, 7_000), reply.slice(7_000)] });
+    const reading = readStream(opened.streamUrl, { until: (e) => e.type === 'turn.completed' });
+    const answer = await say('Tell me everything', { roomId: opened.room.id });
+    expect(answer.body).toMatchObject({ status: 'completed', reply });
+    const { events } = await reading;
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    const completed = events.filter((e) => e.type === 'message.completed');
+    expect(completed).toHaveLength(1);
+    expect(completed[0].data.content).toBe(reply);
+    expect(events.at(-1)!.data).toMatchObject({ reply });
+  });
+
   it('a model step run again after its record was written (its worker died after the commit) answers from the record', async () => {
     await useFakeModel();
     const opened = await openRoom('recorded');
