@@ -172,24 +172,25 @@ const median = (values: number[]) => percentile(values, 50);
 async function whereTheTimeGoes(client: Client, db: Db, traces: TurnTrace[]): Promise<string[]> {
   const stages = new Map<string, number[]>();
   const add = (name: string, ms: number) => stages.set(name, [...(stages.get(name) ?? []), ms]);
-  const histories = new Map<string, temporal.api.history.v1.IHistoryEvent[]>();
+  // Every run of each room: a room continues as new every 50 turns, so its turns span runs.
+  const runsOf = new Map<string, temporal.api.history.v1.IHistoryEvent[][]>();
   let counted = 0;
   const timeOf = (e: temporal.api.history.v1.IHistoryEvent | undefined) =>
     e?.eventTime ? Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6) : NaN;
   for (const trace of traces) {
     const [turnRow] = await db('room_turns').where({ id: trace.turnId }).select('created_at', 'room_id');
-    // The room's latest run: turns of runs before its last continue-as-new are left out.
-    if (!histories.has(turnRow.room_id))
-      histories.set(
-        turnRow.room_id,
-        (await client.workflow.getHandle(roomWorkflowId(turnRow.room_id)).fetchHistory()).events ?? [],
-      );
-    const events = histories.get(turnRow.room_id)!;
-    const accepted = events.findIndex(
-      (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId === trace.turnId,
-    );
-    if (accepted < 0) continue;
-    counted++;
+    if (!runsOf.has(turnRow.room_id)) {
+      const workflowId = roomWorkflowId(turnRow.room_id);
+      const runs: temporal.api.history.v1.IHistoryEvent[][] = [];
+      for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+        runs.push((await client.workflow.getHandle(workflowId, run.runId).fetchHistory()).events ?? []);
+      runsOf.set(turnRow.room_id, runs);
+    }
+    const isAccepted = (e: temporal.api.history.v1.IHistoryEvent) =>
+      e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId === trace.turnId;
+    const events = runsOf.get(turnRow.room_id)!.find((run) => run.some(isAccepted));
+    if (!events) continue;
+    const accepted = events.findIndex(isAccepted);
     const taskStarted = events
       .slice(0, accepted)
       .reverse()
@@ -207,6 +208,9 @@ async function whereTheTimeGoes(client: Client, db: Db, traces: TurnTrace[]): Pr
         e.activityTaskStartedEventAttributes &&
         Number(e.activityTaskStartedEventAttributes.scheduledEventId) === Number(scheduled?.eventId),
     );
+    // A turn accepted by a run about to continue as new runs in the next: its stages span two runs.
+    if (!taskStarted || !taskCompleted || !modelStarted) continue;
+    counted++;
     add('POST → turn row written (auth, message, turn)', turnRow.created_at.getTime() - trace.postedAt);
     add('turn row → room task picked up (update-with-start)', timeOf(taskStarted) - turnRow.created_at.getTime());
     add('room task ran (the update accepted, the model call scheduled)', timeOf(taskCompleted) - timeOf(taskStarted));
@@ -219,7 +223,7 @@ async function whereTheTimeGoes(client: Client, db: Db, traces: TurnTrace[]): Pr
   }
   return [
     '',
-    `Where the time goes (medians of the ${counted} samples in the room's latest run; the last stage less the model's ${FIRST_TOKEN_DELAY_MS} ms):`,
+    `Where the time goes (medians of ${counted} samples, from the room's histories; the last stage less the model's ${FIRST_TOKEN_DELAY_MS} ms):`,
     '| stage | p50 ms |',
     '|---|---|',
     ...[...stages].map(([name, values]) => `| ${name} | ${median(values).toFixed(1)} |`),
