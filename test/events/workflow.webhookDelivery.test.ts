@@ -11,7 +11,7 @@ import {
   type WebhookDeliveryResult,
 } from '../../workflows/contracts/webhookDelivery';
 import { FakeWebhookReceiver } from '../fakes/webhookReceiver';
-import { recordHistory, useWorkflowSuite } from '../support/helpers';
+import { recordHistory, sleep, useWorkflowSuite } from '../support/helpers';
 
 /**
  * The per-delivery workflow on the Temporal test environment, with its real activity, Postgres
@@ -41,9 +41,15 @@ describe('webhookDeliveryWorkflow on the Temporal test environment', () => {
       recordEvent(trx, { teamId: suite.team.teamId, type: 'contact.created', subject: 'ct_x', data: { path } }),
     );
     // Other suites' events in the shared database are fanned out too; harmless (none has a worker here).
-    while ((await fanOutEvents(suite.db)) > 0);
-    const row = await suite.db('webhook_deliveries').where({ event_id: eventId, endpoint_id: ep.id }).first('id');
-    return { deliveryId: row.id, endpointId: ep.id };
+    // Another suite's dispatcher may hold this event at this moment (each skips the rows the other
+    // has locked): its delivery row is then there once that dispatcher commits.
+    for (let tries = 0; tries < 100; tries++) {
+      while ((await fanOutEvents(suite.db)) > 0);
+      const row = await suite.db('webhook_deliveries').where({ event_id: eventId, endpoint_id: ep.id }).first('id');
+      if (row) return { deliveryId: row.id, endpointId: ep.id };
+      await sleep(50);
+    }
+    throw new Error(`event ${eventId} was never fanned out to endpoint ${ep.id}`);
   }
 
   const run = (deliveryId: string) =>
