@@ -48,6 +48,7 @@ import { benchWebhookFanOut } from './webhooks';
 import { benchAutomations } from './automations';
 import { cpuPerUnitTable, stackLedger } from './procStats';
 import { statementStats } from './pgStatements';
+import { startFloor } from './floorJobs';
 import { JobWorkflow, jobWorkflowName } from '../workflows/contracts/job';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../temporal/searchAttributes';
 
@@ -234,13 +235,26 @@ async function main(): Promise<void> {
             await rawConnection.close();
           }
         });
-      const apiWindow = () =>
+      const floorCpu: Record<string, number>[] = [];
+      /** POST /jobs windows against ours, or against the floor's API (bench/floorJobs.ts). */
+      const httpWindow = (side: 'api' | 'floor') =>
         withFreshTemporal(async (address) => {
-          const api = await startApiProcess({ ...base, TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: 'bench-idle' });
+          const server =
+            side === 'api'
+              ? await startApiProcess({ ...base, TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: 'bench-idle' }).then(
+                  (api) => ({ baseUrl: api.baseUrl, pid: api.child.pid!, stop: api.stop }),
+                )
+              : await startFloor({
+                  databaseUrl: stack.databaseUrl,
+                  temporalAddress: address,
+                  taskQueue: 'bench-idle',
+                  storage: path.join(testDataDir, 'floor-media'),
+                  apiOnly: true,
+                }).then((floor) => ({ baseUrl: floor.baseUrl, pid: floor.pids.api, stop: floor.stop }));
           try {
             const starts = (duration: number) =>
               autocannon({
-                url: `${api.baseUrl}/jobs`,
+                url: `${server.baseUrl}/jobs`,
                 method: 'POST',
                 connections: CONCURRENCY,
                 duration,
@@ -252,26 +266,26 @@ async function main(): Promise<void> {
                 body: JSON.stringify({ type: 'contacts.export' }),
               });
             const warmUp = await starts(WARMUP);
-            const cpu = stackLedger({ API: api.child.pid!, 'bench (client)': process.pid });
-            return { ...(await cpu.during(() => starts(WINDOW), apiCpu)), warmUp: warmUp.requests.total };
+            const cpu = stackLedger({ API: server.pid, 'bench (client)': process.pid });
+            const windows = side === 'api' ? apiCpu : floorCpu;
+            return { ...(await cpu.during(() => starts(WINDOW), windows)), warmUp: warmUp.requests.total };
           } finally {
-            await api.stop();
+            await server.stop();
           }
         });
-      // Alternating, raw-API-API-raw: a drift over the run weighs on both sides alike.
+      // Alternating, raw, API, floor, floor, API, raw: a drift over the run weighs on every side alike.
       const raw1 = await rawWindow();
       await statements?.reset();
-      const api1 = await apiWindow();
-      const api2 = await apiWindow();
-      // The statements since the reset: both windows and their warm-ups.
-      const apiStatements = await statements?.top(
-        8,
-        api1.warmUp + api1.requests.total + api2.warmUp + api2.requests.total,
-        'start',
-      );
+      const api1 = await httpWindow('api');
+      // The statements since the reset: the window and its warm-up.
+      const apiStatements = await statements?.top(8, api1.warmUp + api1.requests.total, 'start');
+      const floor1 = await httpWindow('floor');
+      const floor2 = await httpWindow('floor');
+      const api2 = await httpWindow('api');
       const raw2 = await rawWindow();
       const bare = await rawWindow(false);
-      const non2xx = api1.non2xx + api1.errors + api2.non2xx + api2.errors;
+      const non2xx = [api1, api2, floor1, floor2].reduce((n, w) => n + w.non2xx + w.errors, 0);
+      const floorRps = (floor1.requests.average + floor2.requests.average) / 2;
       const rawRps = (raw1.rps + raw2.rps) / 2;
       const apiRps = (api1.requests.average + api2.requests.average) / 2;
       report([
@@ -280,8 +294,9 @@ async function main(): Promise<void> {
         '|---|---|---|---|',
         `| raw client.workflow.start, with the API's search attributes, summary and details | ${rawRps.toFixed(0)} (${raw1.rps.toFixed(0)}, ${raw2.rps.toFixed(0)}) | ${raw1.p50.toFixed(1)}, ${raw2.p50.toFixed(1)} | ${raw1.p99.toFixed(1)}, ${raw2.p99.toFixed(1)} |`,
         `| POST /v1/jobs (auth, validation, job row, start) | ${apiRps.toFixed(0)} (${api1.requests.average.toFixed(0)}, ${api2.requests.average.toFixed(0)}) | ${api1.latency.p50}, ${api2.latency.p50} | ${api1.latency.p99}, ${api2.latency.p99} |`,
+        `| floor: node:http + pg, the token and the job row in one statement, the same start (bench/floorJobs.ts) | ${floorRps.toFixed(0)} (${floor1.requests.average.toFixed(0)}, ${floor2.requests.average.toFixed(0)}) | ${floor1.latency.p50}, ${floor2.latency.p50} | ${floor1.latency.p99}, ${floor2.latency.p99} |`,
         `| raw client.workflow.start, bare (for comparison; one window) | ${bare.rps.toFixed(0)} | ${bare.p50.toFixed(1)} | ${bare.p99.toFixed(1)} |`,
-        `ratio API / raw = **${(apiRps / rawRps).toFixed(2)}** (target ≥ 0.8); API / bare start ${(apiRps / bare.rps).toFixed(2)}; non-2xx or errors: ${non2xx}`,
+        `ratio API / raw = **${(apiRps / rawRps).toFixed(2)}** (target ≥ 0.8); floor / raw ${(floorRps / rawRps).toFixed(2)}; API / floor ${(apiRps / floorRps).toFixed(2)}; API / bare start ${(apiRps / bare.rps).toFixed(2)}; non-2xx or errors: ${non2xx}`,
         '',
         ...cpuPerUnitTable('start', [
           {
@@ -294,6 +309,12 @@ async function main(): Promise<void> {
             label: 'POST /v1/jobs',
             windows: apiCpu,
             units: api1.requests.total + api2.requests.total,
+            seconds: 2 * WINDOW,
+          },
+          {
+            label: 'floor',
+            windows: floorCpu,
+            units: floor1.requests.total + floor2.requests.total,
             seconds: 2 * WINDOW,
           },
         ]),
@@ -336,14 +357,14 @@ async function main(): Promise<void> {
         );
         return (performance.now() - begun) / 1000;
       };
-      const jobs = async (count: number) => {
+      const jobs = async (count: number, baseUrl = jobsApi.baseUrl) => {
         const begun = performance.now();
         const jobIds: string[] = [];
         await runPool(
           Array.from({ length: count }, (_, i) => i),
           16,
           async () => {
-            const res = await fetch(`${jobsApi.baseUrl}/jobs`, {
+            const res = await fetch(`${baseUrl}/jobs`, {
               method: 'POST',
               headers: {
                 authorization: `Bearer ${teamB.token}`,
@@ -361,41 +382,64 @@ async function main(): Promise<void> {
         }, 300_000);
         return (performance.now() - begun) / 1000;
       };
-      // Where each side's CPU goes, per job: on two cores both sides are bounded by CPU.
-      const cpu = stackLedger({
-        API: jobsApi.child.pid!,
-        worker: jobWorker.child.pid!,
-        'bench (client, no-op worker)': process.pid,
+      // The floor (bench/floorJobs.ts): the same job by the plainest program that does it on
+      // Temporal, processes of its own beside ours, on the same servers.
+      const floorSide = await startFloor({
+        databaseUrl: stack.databaseUrl,
+        temporalAddress: stack.temporal.address,
+        taskQueue: 'bench-floor',
+        storage: path.join(testDataDir, 'floor-media'),
       });
-      const noopCpu: Record<string, number>[] = [];
-      const jobCpu: Record<string, number>[] = [];
-      await noops(Math.ceil(JOBS / 6));
-      await jobs(Math.ceil(JOBS / 6));
-      // Alternating, no-op-job-job-no-op, BENCH_JOBS in each window.
-      const noop1 = await cpu.during(() => noops(JOBS), noopCpu);
-      await statements?.reset();
-      const job1 = await cpu.during(() => jobs(JOBS), jobCpu);
-      const job2 = await cpu.during(() => jobs(JOBS), jobCpu);
-      const jobStatements = await statements?.top(10, 2 * JOBS, 'job');
-      const noop2 = await cpu.during(() => noops(JOBS), noopCpu);
-      const noopSeconds = noop1 + noop2;
-      const jobSeconds = job1 + job2;
-      const rate = (seconds: number) => ((2 * JOBS) / seconds).toFixed(1);
-      const rounds = (a: number, b: number) => `${(JOBS / a).toFixed(1)}, ${(JOBS / b).toFixed(1)}`;
-      report([
-        '## (b) Completing jobs (submit → succeeded)',
-        '| path | jobs/s (first window, second) |',
-        '|---|---|',
-        `| raw no-op workflow (execute) | ${rate(noopSeconds)} (${rounds(noop1, noop2)}) |`,
-        `| contacts.export job via API (3 DB writes, CSV file) | ${rate(jobSeconds)} (${rounds(job1, job2)}) |`,
-        `ratio job / raw = **${(noopSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.7); two windows of ${JOBS} each side, 16 in flight, alternating`,
-        '',
-        ...cpuPerUnitTable('job', [
-          { label: 'raw no-op', windows: noopCpu, units: 2 * JOBS, seconds: noopSeconds },
-          { label: 'contacts.export via API', windows: jobCpu, units: 2 * JOBS, seconds: jobSeconds },
-        ]),
-        ...(jobStatements ? ['', ...jobStatements] : []),
-      ]);
+      try {
+        // Where each side's CPU goes, per job: on two cores every side is bounded by CPU.
+        const cpu = stackLedger({
+          API: jobsApi.child.pid!,
+          worker: jobWorker.child.pid!,
+          'floor API': floorSide.pids.api,
+          'floor worker': floorSide.pids.worker,
+          'bench (client, no-op worker)': process.pid,
+        });
+        const noopCpu: Record<string, number>[] = [];
+        const jobCpu: Record<string, number>[] = [];
+        const floorCpu: Record<string, number>[] = [];
+        const floorJobs = (count: number) => jobs(count, floorSide.baseUrl);
+        await noops(Math.ceil(JOBS / 6));
+        await jobs(Math.ceil(JOBS / 6));
+        await floorJobs(Math.ceil(JOBS / 6));
+        // Alternating, no-op, job, floor, floor, job, no-op: BENCH_JOBS in each window, and each
+        // side's two windows centred on the same moment of the run.
+        const noop1 = await cpu.during(() => noops(JOBS), noopCpu);
+        await statements?.reset();
+        const job1 = await cpu.during(() => jobs(JOBS), jobCpu);
+        const jobStatements = await statements?.top(10, JOBS, 'job');
+        const floor1 = await cpu.during(() => floorJobs(JOBS), floorCpu);
+        const floor2 = await cpu.during(() => floorJobs(JOBS), floorCpu);
+        const job2 = await cpu.during(() => jobs(JOBS), jobCpu);
+        const noop2 = await cpu.during(() => noops(JOBS), noopCpu);
+        const noopSeconds = noop1 + noop2;
+        const jobSeconds = job1 + job2;
+        const floorSeconds = floor1 + floor2;
+        const rate = (seconds: number) => ((2 * JOBS) / seconds).toFixed(1);
+        const rounds = (a: number, b: number) => `${(JOBS / a).toFixed(1)}, ${(JOBS / b).toFixed(1)}`;
+        report([
+          '## (b) Completing jobs (submit → succeeded)',
+          '| path | jobs/s (first window, second) |',
+          '|---|---|',
+          `| raw no-op workflow (execute) | ${rate(noopSeconds)} (${rounds(noop1, noop2)}) |`,
+          `| contacts.export job via API (3 DB writes, CSV file) | ${rate(jobSeconds)} (${rounds(job1, job2)}) |`,
+          `| floor: the same job, node:http + pg + the SDK's defaults (bench/floorJobs.ts) | ${rate(floorSeconds)} (${rounds(floor1, floor2)}) |`,
+          `ratio job / raw = **${(noopSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.7); floor / raw ${(noopSeconds / floorSeconds).toFixed(2)}; job / floor ${(floorSeconds / jobSeconds).toFixed(2)}; two windows of ${JOBS} each side, 16 in flight, alternating`,
+          '',
+          ...cpuPerUnitTable('job', [
+            { label: 'raw no-op', windows: noopCpu, units: 2 * JOBS, seconds: noopSeconds },
+            { label: 'contacts.export via API', windows: jobCpu, units: 2 * JOBS, seconds: jobSeconds },
+            { label: 'floor', windows: floorCpu, units: 2 * JOBS, seconds: floorSeconds },
+          ]),
+          ...(jobStatements ? ['', ...jobStatements] : []),
+        ]);
+      } finally {
+        await floorSide.stop();
+      }
     }
 
     // (c) A 100k-row import vs. the same rows inserted with plain batched knex.
