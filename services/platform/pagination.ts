@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
+import { preparedOnce } from '../../db/knex';
 import { AppError } from './errors';
 
 /** Query of every list endpoint: keyset `cursor` (opaque) and `limit` 1..100, default 25. */
@@ -73,6 +74,19 @@ export async function keysetPage<R extends { seq: number }, T>(
   const after = decodeCursor(page.cursor);
   if (after !== null) query.where('seq', newestFirst ? '<' : '>', after);
   rider?.(query);
-  const rows = (await query.orderBy('seq', newestFirst ? 'desc' : 'asc').limit(page.limit + 1)) as R[];
+  query.orderBy('seq', newestFirst ? 'desc' : 'asc').limit(page.limit + 1);
+  const rows = (await preparedUnlessStar(query)) as R[];
   return toPage(rows, page.limit, present);
+}
+
+/**
+ * A page whose columns are named is prepared once per connection: Postgres planned such a page
+ * for longer than it ran it (bench (f), docs/BENCHMARKS.md › Run 35). One that selects `*` is not:
+ * a prepared `*` fails once a migration widens the table (db/knex.ts › preparedOnce).
+ */
+function preparedUnlessStar(query: Knex.QueryBuilder): Knex.QueryBuilder {
+  // Compiled once: knex would compile the builder again to run it.
+  const compiled = query.toSQL();
+  const once = Object.assign(query, { toSQL: () => compiled });
+  return /\*/.test(compiled.sql) ? once : preparedOnce(once);
 }
