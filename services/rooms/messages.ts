@@ -61,31 +61,33 @@ export async function nextMessageSeq(db: Db, roomId: string): Promise<number> {
 
 /**
  * A person's message and the turn it queues, in one statement: the room's next sequence (under
- * its row lock), the message, and the turn `<roomId>:<seq>`. Three statements in a row were three
- * round trips between the message and the model (bench (g), docs/BENCHMARKS.md › Run 34).
+ * its row lock), the message, and the turn, whose id `<roomId>:<seq>` is formed here and nowhere
+ * else. Three statements in a row were three round trips between the message and the model
+ * (bench (g), docs/BENCHMARKS.md › Run 34). Answers the turn's id.
  */
 async function insertMessageAndTurn(
   trx: Knex.Transaction,
   m: { roomId: string; teamId: string; messageId: string; content: string; authorUserId: string | null },
-): Promise<number> {
+): Promise<string> {
   const { rows } = await preparedOnce(
-    trx.raw<{ rows: { seq: number }[] }>(
+    trx.raw<{ rows: { turn_id: string }[] }>(
       `WITH next AS (
-         UPDATE rooms SET last_message_seq = last_message_seq + 1 WHERE id = :roomId RETURNING last_message_seq AS seq
+         UPDATE rooms SET last_message_seq = last_message_seq + 1 WHERE id = :roomId
+         RETURNING last_message_seq AS seq, id || ':' || last_message_seq AS turn_id
        ), message AS (
          INSERT INTO room_messages (id, room_id, team_id, seq, role, content, turn_id, author_user_id)
-         SELECT :messageId, :roomId, :teamId, next.seq, 'user', :content, :roomId || ':' || next.seq, :authorUserId
+         SELECT :messageId, :roomId, :teamId, next.seq, 'user', :content, next.turn_id, :authorUserId
          FROM next
        ), turn AS (
          INSERT INTO room_turns (id, room_id, team_id, message_id, message_seq, author_user_id, status)
-         SELECT :roomId || ':' || next.seq, :roomId, :teamId, :messageId, next.seq, :authorUserId, 'queued'
+         SELECT next.turn_id, :roomId, :teamId, :messageId, next.seq, :authorUserId, 'queued'
          FROM next
        )
-       SELECT seq FROM next`,
+       SELECT turn_id FROM next`,
       m,
     ),
   );
-  return rows[0].seq;
+  return rows[0].turn_id;
 }
 
 export interface PostedMessage {
@@ -119,8 +121,13 @@ export async function postMessage(
 ): Promise<PostedMessage> {
   const posted = await ctx.db.transaction(async (trx) => {
     const messageId = newId('msg');
-    const seq = await insertMessageAndTurn(trx, { roomId: room.id, teamId: team.id, messageId, content, authorUserId });
-    const turnId = `${room.id}:${seq}`;
+    const turnId = await insertMessageAndTurn(trx, {
+      roomId: room.id,
+      teamId: team.id,
+      messageId,
+      content,
+      authorUserId,
+    });
     await appendRoomEvents(trx, room.id, [
       { type: 'message.created', data: { messageId, role: 'user', content, turnId } },
     ]);
