@@ -1,12 +1,13 @@
 /**
- * The floor of bench (b): the same job (`contacts.export` of a team that fits in one page) done by
- * the plainest program that does it on Temporal, as two processes like ours: an HTTP server on
+ * The floor of bench (a) and (b): the same job (`contacts.export` of a team that fits in one
+ * page) done by the plainest program that does it on Temporal, as two processes like ours: an HTTP server on
  * `node:http` and `pg` that authenticates the API token and writes the job row in one statement,
  * then starts the workflow with the same options as the API; and a worker with the SDK's defaults
  * whose workflow is one local activity running the export's three statements (mark running and
  * read, read the page, settle the job with its file) and writing the CSV. No rate limit, no
  * idempotency key, no request log, no metrics, no validation beyond the token: it shows how much of
- * (b)'s gap to the no-op is the work itself on Temporal's SDK, and how much is ours.
+ * a gap to the raw baseline is the work itself on Temporal's SDK, and how much is ours. (a) runs
+ * the API alone (nobody polls its task queue).
  *
  * `node --import tsx bench/floorJobs.ts api|worker`, with DATABASE_URL, TEMPORAL_ADDRESS,
  * FLOOR_TASK_QUEUE, FLOOR_STORAGE and (api) PORT; each prints `floor ready` when it is.
