@@ -175,7 +175,10 @@
 
     const decide = async (verb, body) => {
       for (const b of card.querySelectorAll('button')) b.disabled = true;
+      // A refresh while the answer is on its way keeps the card, so the person sees how it went.
+      card.dataset.deciding = 'true';
       const res = await api('POST', '/warp-executions/' + encodeURIComponent(execution.id) + '/' + verb, body);
+      delete card.dataset.deciding;
       if (res.status === 200) {
         outcome.textContent = verb === 'approve' ? 'Approved (' + res.body.status + ')' : 'Declined';
         card.dataset.decided = verb;
@@ -250,7 +253,10 @@
     const key = 'cards-' + campaign.id;
     const decide = async (body) => {
       for (const b of card.querySelectorAll('button')) b.disabled = true;
+      // As for an execution's card: the decision is written before its answer comes back.
+      card.dataset.deciding = 'true';
       const res = await api('POST', '/campaigns/' + encodeURIComponent(campaign.id) + '/cards', body);
+      delete card.dataset.deciding;
       outcome.textContent =
         res.status === 200 ? 'Approved ' + res.body.approved + ', skipped ' + res.body.skipped : errorText(res);
       if (res.status !== 200) for (const b of card.querySelectorAll('button')) b.disabled = false;
@@ -353,11 +359,13 @@
             campaignCardsCard(c, cards),
           );
       });
-      // Cards already shown stay as they are (a half-typed edit survives a refresh); gone ones leave.
+      // Cards already shown stay as they are (a half-typed edit survives a refresh); gone ones leave,
+      // a decided one after its outcome has been read, one being decided not before its answer.
       for (const el of [...list.children]) {
         const key = el.dataset.key;
-        if (!wanted.has(key) && !el.dataset.decided) el.remove();
-        if (el.dataset.decided && !wanted.has(key)) setTimeout(() => el.remove(), 5000);
+        if (wanted.has(key) || el.dataset.deciding) continue;
+        if (el.dataset.decided) setTimeout(() => el.remove(), 5000);
+        else el.remove();
       }
       const shown = new Set([...list.children].map((el) => el.dataset.key));
       for (const [key, make] of wanted) {

@@ -290,11 +290,25 @@ describe('console: sign-in gate and approvals inbox', () => {
     await screenshot(page, 'console-04-inbox-campaign-cards-phone');
     await page.setViewportSize(DESKTOP);
 
-    // Approve Alan's card alone: the inbox then shows Grace's card only.
-    await both.getByRole('button', { name: `Approve ${alan.email}` }).click();
-    expect(await textWhen(both.getByRole('status'), /Approved/)).toBe('Approved 1, skipped 0');
+    // Approve Alan's card alone: the inbox then shows Grace's card only. The answer is held until
+    // the inbox has refreshed with the decision written (Grace's card appears): a refresh while an
+    // answer is on its way must leave the card, or the person never sees how it went (under load in
+    // CI the answer came after a refresh, and the card was gone).
     const rest = page.locator(`article[data-key="cards-${campaign.id}:${grace.id}"]`);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const decisions = `**/campaigns/${campaign.id}/cards`;
+    await page.route(decisions, async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      const response = await route.fetch();
+      await held;
+      await route.fulfill({ response });
+    });
+    await both.getByRole('button', { name: `Approve ${alan.email}` }).click();
     await rest.waitFor();
+    release();
+    expect(await textWhen(both.getByRole('status'), /Approved/)).toBe('Approved 1, skipped 0');
+    await page.unroute(decisions);
     await rest.getByRole('button', { name: 'Skip all' }).click();
     expect(await textWhen(rest.getByRole('status'), /skipped/)).toBe('Approved 0, skipped 1');
 
