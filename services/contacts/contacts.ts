@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
-import { recordEvent } from '../events/outbox';
+import { recordEvent, type NewEvent } from '../events/outbox';
 import { AppError, notFound } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { keysetPage, Page, PageQuery } from '../platform/pagination';
@@ -190,6 +190,32 @@ export function presentContact(row: ContactRow): ContactJson {
   };
 }
 
+/**
+ * The contact.created event, as every path that creates a contact records it (the single write
+ * and the import job); `dedupeKey` for a write that may run twice.
+ */
+export const contactCreatedEvent = (teamId: string, contact: ContactJson, dedupeKey?: string): NewEvent => ({
+  teamId,
+  type: 'contact.created',
+  subject: contact.id,
+  data: { contact },
+  ...(dedupeKey ? { dedupeKey } : {}),
+});
+
+/** The contact.updated event: the contact after the change and the fields the write named. */
+export const contactUpdatedEvent = (
+  teamId: string,
+  contact: ContactJson,
+  changed: string[],
+  dedupeKey?: string,
+): NewEvent => ({
+  teamId,
+  type: 'contact.updated',
+  subject: contact.id,
+  data: { contact, changed },
+  ...(dedupeKey ? { dedupeKey } : {}),
+});
+
 export async function createContact(db: Db, teamId: string, input: ContactCreate): Promise<ContactJson> {
   const extra = Object.fromEntries(Object.entries(input).filter(([key]) => !KNOWN_FIELDS.has(key)));
   const values = { id: newId('ct'), team_id: teamId, ...contactRowValues(input, extra) };
@@ -200,13 +226,7 @@ export async function createContact(db: Db, teamId: string, input: ContactCreate
       .onConflict(trx.raw('(team_id, lower(email)) WHERE email IS NOT NULL'))
       .ignore()
       .returning('*');
-    if (inserted)
-      await recordEvent(trx, {
-        teamId,
-        type: 'contact.created',
-        subject: inserted.id,
-        data: { contact: presentContact(inserted) },
-      });
+    if (inserted) await recordEvent(trx, contactCreatedEvent(teamId, presentContact(inserted)));
     return inserted;
   });
   if (!row) {
@@ -282,12 +302,7 @@ export async function updateContact(db: Db, teamId: string, id: string, input: C
         .returning('*');
       if (!row) throw notFound('Contact');
       const contact = presentContact(row);
-      await recordEvent(trx, {
-        teamId,
-        type: 'contact.updated',
-        subject: contact.id,
-        data: { contact, changed: Object.keys(input) },
-      });
+      await recordEvent(trx, contactUpdatedEvent(teamId, contact, Object.keys(input)));
       return contact;
     });
   } catch (err) {

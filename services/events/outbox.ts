@@ -47,18 +47,24 @@ function eventId(event: NewEvent): string {
  * was committed. Returns the event id (also when a dedupe key had already recorded it).
  */
 export async function recordEvent(trx: Knex.Transaction | Knex, event: NewEvent): Promise<string> {
-  const type = eventTypeSchema.parse(event.type);
-  const id = eventId(event);
-  await trx('platform_events')
-    .insert({
-      id,
-      team_id: event.teamId,
-      type,
-      subject: event.subject ?? null,
-      data: JSON.stringify(event.data),
-      dedupe_key: event.dedupeKey ?? null,
-    })
-    .onConflict('id')
-    .ignore();
+  const [id] = await recordEvents(trx, [event]);
   return id;
+}
+
+/**
+ * `recordEvent` for many events in one statement (a bulk write such as an import batch reports
+ * each of its changes without a round trip per row). Returns the ids in the events' order.
+ */
+export async function recordEvents(trx: Knex.Transaction | Knex, events: NewEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((event) => ({
+    id: eventId(event),
+    team_id: event.teamId,
+    type: eventTypeSchema.parse(event.type),
+    subject: event.subject ?? null,
+    data: JSON.stringify(event.data),
+    dedupe_key: event.dedupeKey ?? null,
+  }));
+  await trx('platform_events').insert(rows).onConflict('id').ignore();
+  return rows.map((row) => row.id);
 }
