@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { stringify } from 'csv-stringify/sync';
 import { preparedOnce, type Db } from '../db/knex';
-import { normalizeImportRow } from '../services/contacts/contactImport';
+import { ImportConsentGrant, normalizeImportRow, writeImportBatch } from '../services/contacts/contactImport';
 import { consentTime, contactRowValues, ContactRow } from '../services/contacts/contacts';
 import { markJobRunning, markJobRunningAndRead, settleJob } from '../services/jobs/jobs';
 import type { ExportInput, IngestInput } from '../services/jobs/jobTypes';
@@ -163,8 +163,9 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
 
     /**
      * Imports rows [offset, offset+limit) — one stored slice (`limit` is the slice size the job was
-     * created with) — in one statement. Each contact records its job and row,
-     * so a batch that runs again after a crash inserts nothing twice and reports the same counts.
+     * created with) — in one transaction with their contact.created / contact.updated events. Each
+     * contact records its job and row, so a batch that runs again after a crash inserts nothing
+     * twice, records no event twice and reports the same counts.
      */
     async importContactsBatch(args: {
       jobId: string;
@@ -183,7 +184,7 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
       let failed = 0;
       const values: Record<string, unknown>[] = [];
       /** Lower-cased email → the first granted consent for it in this batch. */
-      const grants = new Map<string, { email: string; source: string | null; at: string }>();
+      const grants = new Map<string, ImportConsentGrant>();
       for (const { idx, row } of rows as { idx: number; row: unknown }[]) {
         const outcome =
           row && typeof row === 'object' && !Array.isArray(row)
@@ -201,6 +202,12 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
             email,
             source: consentSource ?? null,
             at: consentTime(consentAt).toISOString(),
+            // As PATCH reports it: the consent fields the row named.
+            changed: [
+              'marketingConsent',
+              ...(consentSource ? ['consentSource'] : []),
+              ...(consentAt ? ['consentAt'] : []),
+            ],
           });
         }
         values.push({
@@ -211,19 +218,8 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
           ...contactRowValues(outcome.fields, outcome.extra),
         });
       }
-      if (values.length > 0) await db('contacts').insert(values).onConflict().ignore();
-      // A granted row whose email exists already grants that contact's consent (docs/ARCHITECTURE.md
-      // › Consent on re-import). Only pending contacts change: a retried batch changes nothing twice,
-      // and a grant already recorded keeps its own source and time.
-      if (grants.size > 0) {
-        await db.raw(
-          `UPDATE contacts SET marketing_consent = 'granted', consent_source = g.source, consent_at = g.at, updated_at = now()
-           FROM jsonb_to_recordset(?::jsonb) AS g(email text, source text, at timestamptz)
-           WHERE contacts.team_id = ? AND contacts.email IS NOT NULL AND lower(contacts.email) = lower(g.email)
-             AND contacts.marketing_consent = 'pending'`,
-          [JSON.stringify([...grants.values()]), teamId],
-        );
-      }
+      // The new contacts, the consent granted to existing ones, and their events, in one commit.
+      await writeImportBatch(db, { teamId, jobId, values, grants: [...grants.values()] });
       heartbeat({ offset: offset + rows.length });
 
       const [{ count }] = await db('contacts')

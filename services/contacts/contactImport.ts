@@ -1,4 +1,14 @@
-import { contactFieldsSchema, ContactFields, requireConsentState } from './contacts';
+import type { Db } from '../../db/knex';
+import { recordEvents } from '../events/outbox';
+import {
+  contactCreatedEvent,
+  contactFieldsSchema,
+  ContactFields,
+  ContactRow,
+  contactUpdatedEvent,
+  presentContact,
+  requireConsentState,
+} from './contacts';
 
 // A Map, so that headers such as `constructor` or `__proto__` are ordinary unknown columns.
 const FIELD_BY_LOWERCASE = new Map<string, keyof ContactFields>([
@@ -66,4 +76,58 @@ export function normalizeImportRow(raw: Record<string, unknown>): ImportRowOutco
       : { ok: false, message: `row: ${issue.message}` };
   }
   return { ok: true, fields: parsed.data, extra };
+}
+
+/** A granted consent an imported row carries for an email that may exist already, and the fields the row named. */
+export interface ImportConsentGrant {
+  email: string;
+  source: string | null;
+  at: string;
+  changed: string[];
+}
+
+/**
+ * Writes one import batch in one transaction: the new contacts (a row whose job and index, or
+ * email, exists already inserts nothing), the grants to existing pending contacts (docs/ARCHITECTURE.md
+ * › Consent in imports), and a contact.created / contact.updated event for each contact it created
+ * or changed, in the same commit. The event keys name the job, contact and change, so a batch that
+ * runs again records no event twice (docs/EVENTS.md).
+ */
+export async function writeImportBatch(
+  db: Db,
+  batch: { teamId: string; jobId: string; values: Record<string, unknown>[]; grants: ImportConsentGrant[] },
+): Promise<void> {
+  const { teamId, jobId, values, grants } = batch;
+  const eventKey = (contactId: string, change: 'created' | 'updated') => `import:${jobId}:${contactId}:${change}`;
+  await db.transaction(async (trx) => {
+    const created: ContactRow[] =
+      values.length > 0 ? await trx('contacts').insert(values).onConflict().ignore().returning('*') : [];
+    // Only pending contacts change: a grant already recorded keeps its own source and time, and an
+    // unchanged contact is not returned, so it reports no event.
+    const granted: ContactRow[] =
+      grants.length > 0
+        ? (
+            await trx.raw(
+              `UPDATE contacts SET marketing_consent = 'granted', consent_source = g.source, consent_at = g.at, updated_at = now()
+               FROM jsonb_to_recordset(?::jsonb) AS g(email text, source text, at timestamptz)
+               WHERE contacts.team_id = ? AND contacts.email IS NOT NULL AND lower(contacts.email) = lower(g.email)
+                 AND contacts.marketing_consent = 'pending'
+               RETURNING contacts.*`,
+              [JSON.stringify(grants.map(({ email, source, at }) => ({ email, source, at }))), teamId],
+            )
+          ).rows
+        : [];
+    const grantByEmail = new Map(grants.map((grant) => [grant.email.toLowerCase(), grant]));
+    await recordEvents(trx, [
+      ...created.map((row) => contactCreatedEvent(teamId, presentContact(row), eventKey(row.id, 'created'))),
+      ...granted.map((row) =>
+        contactUpdatedEvent(
+          teamId,
+          presentContact(row),
+          grantByEmail.get(row.email!.toLowerCase())!.changed,
+          eventKey(row.id, 'updated'),
+        ),
+      ),
+    ]);
+  });
 }
