@@ -1,9 +1,22 @@
 import { Connection } from '@temporalio/client';
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../workflows/contracts/searchAttributeKeys';
+import { SearchAttributeType } from '@temporalio/common';
+import {
+  AutomationIdKey,
+  BusinessIdKey,
+  JobTypeKey,
+  JourneyStepKey,
+  TeamSlugKey,
+} from '../workflows/contracts/searchAttributeKeys';
 
-export { BusinessIdKey, JobTypeKey, TeamSlugKey };
+export { AutomationIdKey, BusinessIdKey, JobTypeKey, JourneyStepKey, TeamSlugKey };
 
-export const customSearchAttributes = [TeamSlugKey, JobTypeKey, BusinessIdKey];
+export const customSearchAttributes = [TeamSlugKey, JobTypeKey, BusinessIdKey, AutomationIdKey, JourneyStepKey];
+
+/** The proto's IndexedValueType of each kind of key this app uses. */
+const INDEXED_VALUE_TYPE: Partial<Record<SearchAttributeType, number>> = {
+  [SearchAttributeType.KEYWORD]: 2,
+  [SearchAttributeType.INT]: 3,
+};
 
 /** Registers the custom search attributes on a server that lacks them (any server, not only the dev server). */
 export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
@@ -11,8 +24,7 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
   const known = new Set(Object.keys(existing.customAttributes ?? {}));
   const missing = customSearchAttributes.filter((key) => !known.has(key.name));
   if (missing.length === 0) return;
-  // The proto enum value for KEYWORD is 2.
-  const searchAttributes = Object.fromEntries(missing.map((key) => [key.name, 2]));
+  const searchAttributes = Object.fromEntries(missing.map((key) => [key.name, INDEXED_VALUE_TYPE[key.type]!]));
   try {
     await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
   } catch (err) {

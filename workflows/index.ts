@@ -12,3 +12,4 @@ export { campaignContactWorkflow } from './campaignContact';
 export { studioProduceWorkflow } from './studioProduce';
 export { hookRunWorkflow } from './hookRun';
 export { enrollmentWorkflow } from './enrollment';
+export { cohortWorkflow } from './cohort';

@@ -164,14 +164,19 @@ export function automationsRoutes(ctx: AppContext): Route[] {
       path: '/automations/{automationId}/enrollments',
       tag: TAG,
       access: 'write',
-      summary: 'Enroll a contact by hand (by contactId, email or phone; created when none matches)',
+      summary:
+        'Enroll a contact by hand (by contactId, email or phone; created when none matches), or many by contactIds',
       description:
         'What the inbound trigger does for a POSTed payload. A contact already in the journey is not enrolled again: ' +
-        'the answer names its running enrollment with enrolled: false.',
+        'the answer names its running enrollment with enrolled: false. With contactIds (alone), the listed contacts ' +
+        'enter together as one cohort; the answer counts them: enrolled, alreadyEnrolled, unknownContactIds.',
       params: automationParams,
       body: { kind: 'json', schema: enrollBodySchema },
       responses: {
-        200: json(z.record(z.string(), z.unknown()), 'enrollmentId, contactId, contactCreated, enrolled'),
+        200: json(
+          z.record(z.string(), z.unknown()),
+          'enrollmentId, contactId, contactCreated, enrolled; with contactIds: enrolled, alreadyEnrolled, unknownContactIds',
+        ),
       },
       errors: [422],
       handler: async ({ req, params, body }) => {

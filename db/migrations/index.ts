@@ -22,6 +22,7 @@ import * as paymentTurns from './020_payment_turns';
 import * as automationAuthors from './021_automation_authors';
 import * as signalSteps from './022_signal_steps';
 import * as creditShards from './023_credit_shards';
+import * as automationCohorts from './024_automation_cohorts';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -51,6 +52,7 @@ const migrations: Record<string, Knex.Migration> = {
   '021_automation_authors': automationAuthors,
   '022_signal_steps': signalSteps,
   '023_credit_shards': creditShards,
+  '024_automation_cohorts': automationCohorts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

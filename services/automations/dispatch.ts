@@ -5,7 +5,8 @@ import type { Db } from '../../db/knex';
 import type { TemporalGateway } from '../../temporal/client';
 import { contactEventHappened, enrollmentWorkflowId } from '../../workflows/contracts/enrollment';
 import { applySegment } from '../contacts/segments';
-import { enrollContact, startPendingEnrollments } from './enroll';
+import { formCohorts, startPendingCohorts } from './cohorts';
+import { enrollContacts } from './enroll';
 import type { Trigger } from './schemas';
 
 /**
@@ -15,9 +16,11 @@ import type { Trigger } from './schemas';
  * - a `segment` trigger enrolls a contact that a contact.created / contact.updated event finds
  *   in the segment and that was not in it when last seen (members are remembered per automation;
  *   one that leaves the segment is forgotten, so it can enter again);
- * - an enrollment waiting for this event type about this contact gets a queued signal.
- * Then, outside the transaction, `startAutomationWork` starts the enrollments' workflows and
- * sends the signals (each marked once sent; a repeat after a crash is dropped by the workflow).
+ * - an enrollment of a cohort waiting for this event type is handed on to the next step (a new
+ *   cohort); one of the per-contact workflows of before gets a queued signal.
+ * Then, outside the transaction, `startAutomationWork` forms the enrollments into cohorts,
+ * starts them and sends the signals (each marked once sent; a repeat after a crash is dropped by
+ * the workflow).
  */
 
 interface DispatchedEvent {
@@ -57,25 +60,48 @@ export async function queueAutomationWork(trx: Knex.Transaction, events: Dispatc
   );
   let queued = 0;
 
-  const waiting: { id: string; team_id: string; contact_id: string; waiting_event: string; step: number }[] = await trx(
-    'automation_enrollments',
-  )
+  const waiting: {
+    id: string;
+    team_id: string;
+    contact_id: string;
+    waiting_event: string;
+    step: number;
+    cohort_id: string | null;
+  }[] = await trx('automation_enrollments')
     .whereIn('team_id', teams)
     .whereIn('contact_id', contactIds)
     .where({ status: 'active' })
     .whereNotNull('waiting_event')
-    .select('id', 'team_id', 'contact_id', 'waiting_event', 'step');
-  const signals = named.flatMap(({ event, contacts }) =>
+    .select('id', 'team_id', 'contact_id', 'waiting_event', 'step', 'cohort_id');
+  const matched = named.flatMap(({ event, contacts }) =>
     waiting
       .filter((w) => w.team_id === event.team_id && w.waiting_event === event.type && contacts.includes(w.contact_id))
-      .map((w) => ({
-        id: signalId(w.id, event.id),
-        enrollment_id: w.id,
-        event_id: event.id,
-        event_type: event.type,
-        step: w.step,
-      })),
+      .map((w) => ({ w, event })),
   );
+  // A cohort's member whose event came goes on at once: handed to a new cohort at the next step.
+  const handedOn = [...new Set(matched.filter(({ w }) => w.cohort_id).map(({ w }) => w.id))];
+  if (handedOn.length)
+    queued += await trx('automation_enrollments')
+      .whereIn('id', handedOn)
+      .where({ status: 'active' })
+      .whereNotNull('waiting_event')
+      .update({
+        step: trx.raw('step + 1'),
+        waiting_event: null,
+        cohort_id: null,
+        workflow_started_at: null,
+        updated_at: trx.fn.now(),
+      });
+  // A per-contact journey of before is signalled.
+  const signals = matched
+    .filter(({ w }) => !w.cohort_id)
+    .map(({ w, event }) => ({
+      id: signalId(w.id, event.id),
+      enrollment_id: w.id,
+      event_id: event.id,
+      event_type: event.type,
+      step: w.step,
+    }));
   if (signals.length) {
     await trx('automation_signals').insert(signals).onConflict('id').ignore();
     queued += signals.length;
@@ -99,10 +125,11 @@ export async function queueAutomationWork(trx: Knex.Transaction, events: Dispatc
     if (!firstEvent.size) continue;
     let entering = [...firstEvent.keys()];
     if (trigger.kind === 'segment') entering = await enteringSegment(trx, automation, trigger.segmentId, entering);
-    for (const contactId of entering) {
-      const { created } = await enrollContact(trx, automation, contactId, `event:${firstEvent.get(contactId)}`);
-      if (created) queued++;
-    }
+    queued += await enrollContacts(
+      trx,
+      automation,
+      entering.map((contactId) => ({ contactId, enrolledBy: `event:${firstEvent.get(contactId)}` })),
+    );
   }
   return queued;
 }
@@ -173,9 +200,14 @@ async function sendPendingSignals(db: Db, temporal: TemporalGateway, batch = 100
   });
 }
 
-/** The dispatcher's pass for automations: enrollments to start, signals to send. */
-export async function startAutomationWork(db: Db, temporal: TemporalGateway): Promise<number> {
-  const started = await startPendingEnrollments(db, temporal);
+/**
+ * The dispatcher's pass for automations: enrollments formed into cohorts and cohorts started,
+ * signals to journeys of before sent. `form` is false while a burst of events is still being
+ * dispatched, so the contacts it enrolls become one cohort rather than one per pass.
+ */
+export async function startAutomationWork(db: Db, temporal: TemporalGateway, { form = true } = {}): Promise<number> {
+  const formed = form ? await formCohorts(db) : 0;
+  const started = await startPendingCohorts(db, temporal);
   const signalled = await sendPendingSignals(db, temporal);
-  return started + signalled;
+  return formed + started + signalled;
 }

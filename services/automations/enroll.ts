@@ -1,26 +1,19 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import type { TemporalGateway } from '../../temporal/client';
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
-import {
-  enrollmentWorkflowId,
-  enrollmentWorkflowName,
-  exitJourney,
-  type EnrollmentArgs,
-  type EnrollmentWorkflow,
-} from '../../workflows/contracts/enrollment';
+import { enrollmentWorkflowId, exitJourney } from '../../workflows/contracts/enrollment';
 import { AppError, invalidState, notFound, ruleBroken } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId, newIds } from '../platform/ids';
 import { keysetPage, Page } from '../platform/pagination';
 import type { EnrollmentJson, enrollmentListQuerySchema } from './schemas';
 import type { z } from 'zod';
 
 /**
  * Enrollments (docs/AUTOMATIONS.md › Enrollments): a row per contact and journey, unique among
- * the active ones of an automation, so a repeated trigger finds the running enrollment; its
- * workflow `enrollment-<id>` is started once (REJECT_DUPLICATE), and a start that did not
- * happen (Temporal away, a crash) is made by the events dispatcher's next pass.
+ * the active ones of an automation, so a repeated trigger finds the running enrollment. A new
+ * one waits to be formed into a cohort (cohorts.ts), by the request or step that made it, else by
+ * the events dispatcher's next pass.
  */
 
 export interface EnrollmentRow {
@@ -38,6 +31,7 @@ export interface EnrollmentRow {
   error: unknown;
   created_at: Date;
   ended_at: Date | null;
+  cohort_id: string | null;
 }
 
 export const presentEnrollment = (row: EnrollmentRow): EnrollmentJson => ({
@@ -88,88 +82,32 @@ export async function enrollContact(
   throw new AppError(409, 'conflict', 'The contact is being enrolled and leaving at the same time; retry');
 }
 
-/** Starts the enrollment's workflow (once, ever) and marks it started. */
-export async function startEnrollment(db: Db, temporal: TemporalGateway, enrollmentId: string): Promise<void> {
-  const [row] = await unstartedEnrollments(db).where('e.id', enrollmentId);
-  if (!row) return;
-  await startEnrollmentWorkflow(temporal, row);
-  await db('automation_enrollments')
-    .where({ id: enrollmentId })
-    .whereNull('workflow_started_at')
-    .update({ workflow_started_at: db.fn.now() });
-}
-
-interface UnstartedEnrollment {
-  id: string;
-  automation_id: string;
-  contact_id: string;
-  version: number;
-  plan: EnrollmentArgs['plan'];
-  slug: string;
-}
-
-/** Enrollments whose workflow has not started, with what the start needs (one read for a batch). */
-const unstartedEnrollments = (db: Db) =>
-  db('automation_enrollments as e')
-    .join('automation_versions as v', function () {
-      this.on('v.automation_id', 'e.automation_id').andOn('v.version', 'e.version');
-    })
-    .join('teams as t', 't.id', 'e.team_id')
-    .whereNull('e.workflow_started_at')
-    .select<UnstartedEnrollment[]>('e.id', 'e.automation_id', 'e.contact_id', 'e.version', 'v.plan', 't.slug');
-
-async function startEnrollmentWorkflow(temporal: TemporalGateway, row: UnstartedEnrollment): Promise<void> {
-  try {
-    await temporal.call((client) =>
-      client.workflow.start<EnrollmentWorkflow>(enrollmentWorkflowName, {
-        workflowId: enrollmentWorkflowId(row.id),
-        taskQueue: temporal.taskQueue,
-        args: [{ enrollmentId: row.id, plan: row.plan } satisfies EnrollmentArgs],
-        // A journey runs once: a start repeated after it ended is refused too.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: TeamSlugKey, value: row.slug },
-          { key: JobTypeKey, value: 'automation.enrollment' },
-          { key: BusinessIdKey, value: row.id },
-        ],
-        staticSummary: `enrollment ${row.id}: contact ${row.contact_id} in automation ${row.automation_id} v${row.version}`,
-      }),
-    );
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-}
-
-/** How long a request or a warp has to start the enrollment it made before the dispatcher does. */
-const OWN_START_GRACE = "interval '10 seconds'";
-
 /**
- * The dispatcher's pass over enrollments whose workflow did not start; answers how many it
- * started. Its own (event and segment triggers) at once; one a request or a hook run made, only
- * when that did not start it in time (Temporal away, a crash): the two never race for a start.
+ * Enrolls many contacts at once on the automation's current version (the dispatcher's batch, a
+ * bulk enrollment), in one statement; a contact with an active enrollment is skipped. Answers
+ * how many were enrolled. They wait to be formed into a cohort (cohorts.ts).
  */
-export async function startPendingEnrollments(db: Db, temporal: TemporalGateway, batch = 100): Promise<number> {
-  const rows = await unstartedEnrollments(db)
-    .where('e.status', 'active')
-    .whereRaw(`(e.enrolled_by LIKE 'event:%' OR e.created_at < now() - ${OWN_START_GRACE})`)
-    .orderBy('e.seq')
-    .limit(batch);
-  let started = 0;
-  for (let i = 0; i < rows.length; i += 20) {
-    const slice = rows.slice(i, i + 20);
-    const results = await Promise.allSettled(slice.map((row) => startEnrollmentWorkflow(temporal, row)));
-    const done = slice.filter((_, k) => results[k].status === 'fulfilled').map((row) => row.id);
-    if (done.length)
-      await db('automation_enrollments')
-        .whereIn('id', done)
-        .whereNull('workflow_started_at')
-        .update({ workflow_started_at: db.fn.now() });
-    started += done.length;
-    const failed = results.find((r) => r.status === 'rejected');
-    // Temporal away: the rest stay for the next pass.
-    if (failed) throw (failed as PromiseRejectedResult).reason;
-  }
-  return started;
+export async function enrollContacts(
+  db: Db | Knex.Transaction,
+  automation: { id: string; team_id: string; version: number },
+  entries: { contactId: string; enrolledBy: string }[],
+): Promise<number> {
+  if (!entries.length) return 0;
+  const { rows } = await db.raw(
+    `INSERT INTO automation_enrollments (id, team_id, automation_id, version, contact_id, enrolled_by)
+     SELECT id, ?, ?, ?, contact_id, enrolled_by FROM unnest(?::text[], ?::text[], ?::text[]) AS v(id, contact_id, enrolled_by)
+     ON CONFLICT DO NOTHING
+     RETURNING id`,
+    [
+      automation.team_id,
+      automation.id,
+      automation.version,
+      newIds('enr', entries.length),
+      entries.map((e) => e.contactId),
+      entries.map((e) => e.enrolledBy),
+    ],
+  );
+  return rows.length;
 }
 
 async function enrollmentRow(db: Db, teamId: string, id: string): Promise<EnrollmentRow> {
@@ -223,7 +161,9 @@ export async function exitEnrollment(
   const row = await enrollmentRow(db, teamId, id);
   if (row.status !== 'exited')
     throw invalidState(`The enrollment has already ended (${row.status})`, { status: row.status });
-  if (row.exit_reason === 'exit_requested') {
+  // A cohort's member is simply no longer active: the cohort's next step passes it by. A
+  // per-contact journey of before is told, and ends its wait at once.
+  if (row.exit_reason === 'exit_requested' && !before.cohort_id) {
     try {
       await temporal.call((client) => client.workflow.getHandle(enrollmentWorkflowId(id)).signal(exitJourney));
     } catch (err) {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { contactFieldsSchema, createContact, type ContactCreate } from '../contacts/contacts';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, ruleBroken } from '../platform/errors';
-import { automationDisabled, enrollContact, startEnrollment } from './enroll';
+import { startJourneys } from './cohorts';
+import { automationDisabled, enrollContact, enrollContacts } from './enroll';
 
 /**
  * `svc-automation-enroll` (the warp an inbound trigger's system-owned hook runs): the contact the
@@ -10,9 +11,20 @@ import { automationDisabled, enrollContact, startEnrollment } from './enroll';
  * `contact.created`; an existing one is not changed), then enrolled once.
  */
 
+/** The most contacts one bulk enrollment takes. */
+export const BULK_ENROLL_MAX = 10_000;
+
 export const enrollInputSchema = z.strictObject({
   automationId: z.string().min(1).max(100).describe('The automation (an inbound trigger’s hook sets it)'),
   contactId: z.string().min(1).max(100).optional().describe('An existing contact of the team'),
+  contactIds: z
+    .array(z.string().min(1).max(100))
+    .min(1)
+    .max(BULK_ENROLL_MAX)
+    .optional()
+    .describe(
+      `Bulk: existing contacts of the team (at most ${BULK_ENROLL_MAX}), enrolled together as one cohort; alone, without the single-contact fields`,
+    ),
   ...contactFieldsSchema.pick({
     email: true,
     phone: true,
@@ -76,15 +88,49 @@ export async function enrollFromFields(
       automationId: input.automationId,
     });
   if (!automation.enabled) throw automationDisabled(automation.id);
+  if (input.contactIds) return enrollMany(ctx, team, automation, input, enrolledBy);
   const contact = await contactFor(ctx, team.id, input);
   const enrollment = await enrollContact(ctx.db, automation, contact.id, enrolledBy);
-  // Also for an enrollment found running: a start that failed before is made now (once, ever).
-  await startEnrollment(ctx.db, ctx.temporal, enrollment.id);
+  // Also for an enrollment found running: a cohort that did not form or start before is made now.
+  await startJourneys(ctx.db, ctx.temporal, automation.id);
   return {
     enrollmentId: enrollment.id,
     automationId: automation.id,
     contactId: contact.id,
     contactCreated: contact.created,
     enrolled: enrollment.created,
+  };
+}
+
+/**
+ * A bulk enrollment: the listed contacts that exist and are not in the journey already are
+ * enrolled in one statement, then formed into one cohort and started.
+ */
+async function enrollMany(
+  ctx: AppContext,
+  team: TeamRef,
+  automation: { id: string; team_id: string; version: number },
+  input: EnrollInput,
+  enrolledBy: string,
+): Promise<Record<string, unknown>> {
+  const { automationId: _a, contactIds, ...single } = input;
+  if (Object.values(single).some((v) => v !== undefined))
+    throw ruleBroken(
+      'contact_ids_alone',
+      'contactIds enrolls existing contacts: send it without the single-contact fields',
+    );
+  const wanted = [...new Set(contactIds)];
+  const known = new Set<string>(await ctx.db('contacts').where({ team_id: team.id }).whereIn('id', wanted).pluck('id'));
+  const enrolled = await enrollContacts(
+    ctx.db,
+    automation,
+    wanted.filter((id) => known.has(id)).map((contactId) => ({ contactId, enrolledBy })),
+  );
+  await startJourneys(ctx.db, ctx.temporal, automation.id);
+  return {
+    automationId: automation.id,
+    enrolled,
+    alreadyEnrolled: known.size - enrolled,
+    unknownContactIds: wanted.filter((id) => !known.has(id)),
   };
 }

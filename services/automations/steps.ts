@@ -16,7 +16,7 @@ import { REFERENCE, targetIndex } from './validate';
  * enrollment is. A step on an enrollment that is no longer active does nothing.
  */
 
-interface Loaded {
+export interface Loaded {
   id: string;
   team_id: string;
   automation_id: string;
@@ -99,7 +99,7 @@ function mapInputs(value: unknown, scope: { contact: Record<string, unknown>; e:
  * (`executionIdFor`), so a retry after a crash or an ambiguous error finds the execution the
  * first attempt opened instead of running the warp again. The step row says where it stands.
  */
-async function runWarpStep(ctx: AppContext, e: Loaded, step: number, s: Extract<Step, { type: 'runWarp' }>) {
+export async function runWarpStep(ctx: AppContext, e: Loaded, step: number, s: Extract<Step, { type: 'runWarp' }>) {
   const claimed = await ctx
     .db('automation_step_runs')
     .insert({ enrollment_id: e.id, step, status: 'running' })

@@ -1,15 +1,15 @@
-import { ProviderError } from '../../channels/types';
 import type { Db } from '../../db/knex';
 import { integrationForSend, SendingIntegration } from '../agents/integrations';
 import { addressColumn, skipReasonSql } from '../contacts/channelAddress';
 import { unsubscribeUrl } from '../contacts/unsubscribe';
-import { errorBody } from '../platform/errors';
+import { errorBody, type ErrorBody } from '../platform/errors';
 import type { SecretBox } from '../platform/secretBox';
 import { CampaignRow } from './campaignRow';
 import type { TextGenerator } from './content';
 import { recordChunk, RecipientOutcome } from './recordChunk';
 import { RENDER_COLUMNS, renderCampaignMessage } from './renderMessage';
 import { SendPacer } from './sendPacer';
+import { sendInChunks, sendThroughPool, type SendHooks as DispatchHooks } from './pooledSend';
 
 export interface DispatchDeps {
   db: Db;
@@ -21,23 +21,7 @@ export interface DispatchDeps {
   defaultRates: Record<string, number>;
 }
 
-/** How far a dispatch has recorded: every recipient up to `lastSeq` (in `seq` order) is written. */
-export interface DispatchPosition {
-  recorded: number;
-  lastSeq: number;
-}
-
-export interface DispatchHooks {
-  /** Called after each recorded chunk, and every few seconds while sends are slow. */
-  progress(position: DispatchPosition): void;
-  /** Stop taking recipients (the activity's time is up); what is in flight is still recorded. */
-  stopTaking(): boolean;
-}
-
-const IN_DISPATCH_RETRIES_MS = [500, 1000, 2000];
-const CANCEL_CHECK_MS = 250;
-const FLUSH_EVERY_MS = 500;
-const PROGRESS_EVERY_MS = 2000;
+export type { SendPosition as DispatchPosition, SendHooks as DispatchHooks } from './pooledSend';
 
 type Claimed = Awaited<ReturnType<typeof claimChunk>>[number];
 
@@ -67,12 +51,16 @@ function claimChunk(db: Db, campaign: CampaignRow, afterSeq: number, limit: numb
   >;
 }
 
+/** The send rate an integration keeps: its own, else the operator's default for the provider. */
+export function pacerFor(db: Db, integration: SendingIntegration, defaultRates: Record<string, number>) {
+  const rate = integration.maxPerSecond ?? defaultRates[integration.provider];
+  return rate ? new SendPacer(db, integration.key, rate) : null;
+}
+
 /**
- * Sends up to `limit` pending recipients of a campaign through the integration's pooled adapter,
- * keeping `adapter.concurrency` sends in flight (and the integration's send rate, when it has
- * one), and records the outcomes a chunk per statement. Chunks are claimed ahead and recorded
- * behind, so the pool never waits for Postgres. A recipient is pending until its chunk is
- * recorded: after a crash only those in flight are sent again, with the same key
+ * Sends up to `limit` pending recipients of a campaign through the shared bulk send path
+ * (pooledSend.ts) and records them a chunk per statement. A recipient is pending until its chunk
+ * is recorded: after a crash only those in flight are sent again, with the same key
  * `<campaignId>:<contactId>:<attempt>`.
  */
 export async function dispatchRecipients(
@@ -90,121 +78,21 @@ export async function dispatchRecipients(
     campaign.channel,
   );
   if (!integration) return { processed: await failWithoutIntegration(db, campaign, input.limit) };
-
-  const concurrency = integration.adapter.concurrency;
-  const chunkSize = Math.min(input.limit, Math.max(250, concurrency * 10));
-  const rate = integration.maxPerSecond ?? deps.defaultRates[integration.provider];
-  const pacer = rate ? new SendPacer(db, integration.key, rate) : null;
-  if (pacer) await integration.adapter.ready?.();
-
-  // The watermark: chunks in claim order, each open until all of its recipients are recorded.
-  const chunks: { lastSeq: number; open: number }[] = [];
-  const chunkOf = new Map<string, (typeof chunks)[number]>();
-  const queue: Claimed[] = [];
-  let claimedUpTo = input.afterSeq;
-  let exhausted = false;
-  let claiming: Promise<void> | undefined;
-  let taken = 0;
-  const claimMore = () =>
-    (claiming ??= claimChunk(db, campaign, claimedUpTo, Math.min(chunkSize, input.limit - taken - queue.length))
-      .then((rows) => {
-        if (rows.length) claimedUpTo = Number(rows[rows.length - 1].seq);
-        if (rows.length < chunkSize) exhausted = true;
-        queue.push(...rows);
-        chunks.push({ lastSeq: claimedUpTo, open: rows.length });
-      })
-      .catch(fail)
-      .finally(() => (claiming = undefined)));
-
-  const position: DispatchPosition = { recorded: 0, lastSeq: input.afterSeq };
-  let outcomes: RecipientOutcome[] = [];
-  /** Outcomes sent but not yet written: what a crash now would send again. */
-  let unrecorded = 0;
-  /** The first error: every sender stops taking recipients, and the activity fails with it once those out are recorded. */
-  let failure: unknown;
-  let broken = false;
-  const fail = (err: unknown) => {
-    failure ??= err;
-    broken = true;
-  };
-  let recording: Promise<void> = Promise.resolve();
-  const flush = () => {
-    if (!outcomes.length) return recording;
-    const batch = outcomes;
-    outcomes = [];
-    recording = recording.then(async () => {
-      await recordChunk(db, campaign, integration.provider, batch);
-      unrecorded -= batch.length;
-      position.recorded += batch.length;
-      for (const o of batch) {
-        chunkOf.get(o.contactId)!.open--;
-        chunkOf.delete(o.contactId);
-      }
-      while (chunks.length && chunks[0].open === 0) position.lastSeq = chunks.shift()!.lastSeq;
-      hooks.progress({ ...position });
-    });
-    // Sends whose outcomes cannot be written would only be sent again by the retry: stop taking more.
-    recording.catch(fail);
-    return recording;
-  };
-
-  let cancelled = campaign.cancel_requested_at !== null;
-  const timers = [
-    setInterval(() => {
-      db('campaigns')
-        .where({ id: campaign.id })
-        .first('cancel_requested_at')
-        .then((row) => (cancelled ||= Boolean(row?.cancel_requested_at)))
-        .catch(() => undefined);
-    }, CANCEL_CHECK_MS),
-    setInterval(() => void flush().catch(() => undefined), FLUSH_EVERY_MS),
-    setInterval(() => hooks.progress({ ...position }), PROGRESS_EVERY_MS),
-  ];
-
-  const sender = async () => {
-    for (;;) {
-      if (cancelled || broken || taken >= input.limit || hooks.stopTaking()) return;
-      // Postgres behind the provider: wait for it rather than widen what a crash would repeat.
-      if (unrecorded >= 2 * chunkSize) {
-        await flush().catch(() => undefined);
-        continue;
-      }
-      if (queue.length < chunkSize && !exhausted && taken + queue.length < input.limit) void claimMore();
-      if (!queue.length) {
-        if (exhausted && !claiming) return;
-        await claiming;
-        continue;
-      }
-      if (pacer) {
-        // The slot first, then the recipient: a cancel (or the time budget) met while waiting takes nobody.
-        await pacer.next();
-        if (cancelled || broken || hooks.stopTaking() || !queue.length) continue;
-      }
-      const recipient = queue.shift()!;
-      taken++;
-      chunkOf.set(
-        recipient.contact_id,
-        chunks.find((c) => Number(recipient.seq) <= c.lastSeq)!,
-      );
-      // Awaited first: a flush while this send was out has swapped `outcomes` for a fresh array.
-      const outcome = await sendOne(deps, campaign, integration, pacer, recipient).catch(fail);
-      if (!outcome) return;
-      outcomes.push(outcome);
-      unrecorded++;
-      if (outcomes.length >= chunkSize) void flush();
-    }
-  };
-  try {
-    await claimMore();
-    await Promise.all(Array.from({ length: concurrency }, sender));
-    await flush();
-    if (failure) throw failure;
-  } finally {
-    timers.forEach(clearInterval);
-    // A failed write is the activity's failure (it is retried); the recipients it held stay pending.
-    await recording;
-  }
-  return { processed: position.recorded };
+  const pacer = pacerFor(db, integration, deps.defaultRates);
+  return sendInChunks<Claimed, RecipientOutcome>(
+    {
+      integration,
+      pacer,
+      limit: input.limit,
+      afterSeq: input.afterSeq,
+      claim: (afterSeq, limit) => claimChunk(db, campaign, afterSeq, limit),
+      send: (r) => sendOne(deps, campaign, integration, pacer, r),
+      record: (outcomes) => recordChunk(db, campaign, integration.provider, outcomes),
+      cancelled: async () =>
+        Boolean((await db('campaigns').where({ id: campaign.id }).first('cancel_requested_at'))?.cancel_requested_at),
+    },
+    hooks,
+  );
 }
 
 async function sendOne(
@@ -231,36 +119,16 @@ async function sendOne(
     // retryable with the campaign, instead of failing the activity over and over.
     return { ...recipient, status: 'failed', error: errorBody('render_failed', (err as Error).message) };
   }
-  for (let attempt = 0; ; attempt++) {
-    // A provider retry takes a slot of its own (the first attempt's was taken before the recipient).
-    // Outside the try: a pacer that cannot reach Postgres fails the activity, not the recipient.
-    if (attempt > 0 && pacer) await pacer.next();
-    try {
-      const result = await via.adapter.send({
-        channel: campaign.channel,
-        to: r.address_now,
-        from: via.from,
-        ...message,
-        idempotencyKey,
-      });
-      return { ...recipient, status: 'sent', providerMessageId: result.providerMessageId };
-    } catch (err) {
-      const retryable = err instanceof ProviderError ? err.retryable : true;
-      if (retryable && attempt < IN_DISPATCH_RETRIES_MS.length) {
-        await new Promise((resolve) => setTimeout(resolve, IN_DISPATCH_RETRIES_MS[attempt]));
-        continue;
-      }
-      return {
-        ...recipient,
-        status: 'failed',
-        error: errorBody(
-          retryable ? 'provider_unavailable' : 'provider_rejected',
-          (err as Error).message,
-          err instanceof ProviderError ? { providerStatus: err.status ?? null } : undefined,
-        ),
-      };
-    }
-  }
+  const result = await sendThroughPool(via, pacer, {
+    channel: campaign.channel,
+    to: r.address_now,
+    from: via.from,
+    ...message,
+    idempotencyKey,
+  });
+  return result.status === 'sent'
+    ? { ...recipient, status: 'sent', providerMessageId: result.providerMessageId }
+    : { ...recipient, status: 'failed', error: (result as { error: ErrorBody }).error };
 }
 
 /** Nobody can be sent to without the channel's integration: the recipients fail in one statement. */

@@ -34,8 +34,17 @@ export const webhookDeliveryId = (eventId: string, endpointId: string) =>
 /** A batch is named after its first delivery (each delivery is in one batch at most). */
 const webhookBatchId = (firstDeliveryId: string) => `whb_${firstDeliveryId.replace(/^whd_/, '')}`;
 
+/** Events dispatched per transaction. */
+const FAN_OUT_BATCH = 200;
+
+/**
+ * How long a burst of events may keep the contacts it enrolls from being formed into a cohort:
+ * they are formed when the outbox is drained, or at least this often.
+ */
+const FORM_COHORTS_AT_LEAST_EVERY_MS = 2_000;
+
 /** Step 1; answers how many events it dispatched. */
-export async function fanOutEvents(db: Db, batch = 200): Promise<number> {
+export async function fanOutEvents(db: Db, batch = FAN_OUT_BATCH): Promise<number> {
   return db.transaction(async (trx) => {
     const events: { id: string; team_id: string; type: string; data: Record<string, unknown> }[] = await trx(
       'platform_events',
@@ -171,13 +180,17 @@ export function startEventDispatcher(
         resolve();
       };
     });
+  let formedAt = Date.now();
   const loop = (async () => {
     while (!stopped) {
       try {
         const dispatched = await fanOutEvents(deps.db);
         const started = await startDeliveries(deps.db, deps.temporal);
         const hookRuns = await startPendingHookRuns(deps.db, deps.temporal);
-        const automations = await startAutomationWork(deps.db, deps.temporal);
+        // Contacts a burst enrolls enter as one cohort: formed once the burst is dispatched.
+        const form = dispatched < FAN_OUT_BATCH || Date.now() - formedAt > FORM_COHORTS_AT_LEAST_EVERY_MS;
+        if (form) formedAt = Date.now();
+        const automations = await startAutomationWork(deps.db, deps.temporal, { form });
         if (dispatched || started || hookRuns || automations) continue;
         await pause(intervalMs);
       } catch (err) {

@@ -6,7 +6,7 @@ import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
 import { DevServer, startDevServer } from '../../temporal/devServer';
 import { freePort } from '../../temporal/freePort';
-import { enrollmentWorkflowId } from '../../workflows/contracts/enrollment';
+import { cohortWorkflowId } from '../../workflows/contracts/cohort';
 import { FakeProviderServer } from '../fakes/providerServer';
 import { startWorkerProcess, WorkerProcess } from '../setup/stack';
 import { apiClient, ApiClient, newTeam, sleep, startTestApi, testDb } from '../support/helpers';
@@ -100,8 +100,17 @@ describe('an enrollment waiting on a timer, through a worker kill and a Temporal
 
     const connection = await Connection.connect({ address: temporal.address });
     try {
-      const handle = new Client({ connection }).workflow.getHandle(enrollmentWorkflowId(enrollmentId));
-      expect(await handle.result()).toEqual({ status: 'completed', step: 3 });
+      // The journey is its cohort's: one contact enrolled alone is a cohort of one.
+      const { cohort_id: cohortId } = await db('automation_enrollments').where({ id: enrollmentId }).first('cohort_id');
+      const handle = new Client({ connection }).workflow.getHandle(cohortWorkflowId(cohortId));
+      expect(await handle.result()).toMatchObject({
+        step: 3,
+        steps: [
+          { step: 0, entered: 1 },
+          { step: 1, outcomes: { sent: 1 } },
+          { step: 2, entered: 1 },
+        ],
+      });
       const description = await handle.describe();
       process.stdout.write(
         `[automation-restart] worker killed and Temporal restarted within ${restartedAfter} ms of the enrollment; ` +

@@ -14,11 +14,15 @@ describe('workflow determinism (replay)', () => {
     .filter((f) => f.endsWith('.json'))
     .sort();
 
-  it('has saved histories for each kind of job run, each way a delivery or another approval ends, campaign runs, rooms and turns', () => {
+  it('has saved histories for each kind of job run, each way a delivery or another approval ends, campaign runs, journeys, rooms and turns', () => {
     expect(files).toEqual([
       'campaign-contact-approved.json',
       'campaign-schedule-cancelled.json',
       'campaign-send.json',
+      // Journeys as cohorts (the per-contact enrollment-*.json of before still replay: their runs finish as they are).
+      'cohort-branch.json',
+      'cohort-journey.json',
+      'cohort-wait-event.json',
       'contacts-export-as-activity.json',
       'contacts-export-by-patch.json',
       // A run the API started with onePageExportFirst, run by a worker from before the flag (a rolling deploy).

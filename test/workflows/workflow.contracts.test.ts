@@ -11,6 +11,7 @@ import { webhookBatchWorkflowName } from '../../workflows/contracts/webhookBatch
 import { webhookDeliveryWorkflowName } from '../../workflows/contracts/webhookDelivery';
 import { hookRunWorkflowName } from '../../workflows/contracts/hookRun';
 import { enrollmentWorkflowName } from '../../workflows/contracts/enrollment';
+import { cohortWorkflowName } from '../../workflows/contracts/cohort';
 import { deliveryWorkflowName } from '../../workflows/contracts/delivery';
 import { jobWorkflowName } from '../../workflows/contracts/job';
 import { warpExecutionWorkflowName } from '../../workflows/contracts/warpExecution';
@@ -192,6 +193,7 @@ describe('workflow contracts and layering', () => {
         studioProduceWorkflowName,
         hookRunWorkflowName,
         enrollmentWorkflowName,
+        cohortWorkflowName,
       ].sort(),
     ).toEqual(registered);
   });

@@ -8,3 +8,6 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 export const TeamSlugKey = defineSearchAttributeKey('TeamSlug', SearchAttributeType.KEYWORD);
 export const JobTypeKey = defineSearchAttributeKey('JobType', SearchAttributeType.KEYWORD);
 export const BusinessIdKey = defineSearchAttributeKey('BusinessId', SearchAttributeType.KEYWORD);
+/** A journey's cohort: the automation it runs, and the step it is at (docs/AUTOMATIONS.md › Cohorts). */
+export const AutomationIdKey = defineSearchAttributeKey('AutomationId', SearchAttributeType.KEYWORD);
+export const JourneyStepKey = defineSearchAttributeKey('JourneyStep', SearchAttributeType.INT);
