@@ -222,7 +222,14 @@ export const errorCatalog: readonly ErrorEntry[] = [
   },
   { status: 422, code: 'body_too_long', meaning: "a campaign's plain or HTML body over its limit" },
   { status: 422, code: 'html_email_only', meaning: '`contentHtml` on a campaign that is not email' },
-  { status: 422, code: 'subject_not_for_channel', meaning: 'a subject on an SMS or WhatsApp campaign' },
+  {
+    status: 422,
+    code: 'subject_not_for_channel',
+    meaning: 'a `subject` on a campaign that is not email (a push campaign takes `title`)',
+  },
+  { status: 422, code: 'title_push_only', meaning: 'a `title` on a campaign that is not push' },
+  { status: 422, code: 'language_whatsapp_only', meaning: '`language` on a campaign that is not WhatsApp' },
+  { status: 422, code: 'category_whatsapp_only', meaning: '`category` on a campaign that is not WhatsApp' },
   { status: 422, code: 'content_required', meaning: 'a campaign without content' },
   { status: 422, code: 'placeholder_in_both_maps', meaning: 'a placeholder in both `templateParams` and `aiParams`' },
   {

@@ -311,10 +311,10 @@ const campaignTools: Tool[] = [
     name: 'create_campaign',
     title: 'Create a campaign',
     description:
-      'Creates a Draft campaign (email, sms, whatsapp or push) with content and an audience (segmentId, tags ' +
-      'and/or contactIds). Placeholders like {{firstName}} are not inferred: map each in templateParams ' +
-      '(static or contact field) or aiParams (written per contact by the agent). Then call ' +
-      'preview_campaign_audience, then send_campaign.',
+      'Creates a Draft campaign (email, sms, whatsapp or push), audience by segmentId, tags and/or contactIds. ' +
+      'subject, contentHtml: email only; title: push only; language, category: WhatsApp only. scheduledAt keeps ' +
+      'it Draft; send_campaign is then due at it. Placeholders ({{firstName}}) are not inferred: map each in ' +
+      'templateParams (static or contact field) or aiParams. Then preview_campaign_audience, then send_campaign.',
     app: 'campaigns',
     access: 'write',
     input: campaignCreateSchema,
@@ -336,7 +336,7 @@ const campaignTools: Tool[] = [
   sensitiveTool('svc-campaign-send', {
     name: 'send_campaign',
     title: 'Send a campaign',
-    description: `Sends a Draft campaign (a WhatsApp one once its template is Approved) now, or at scheduledAt (ISO 8601, in the future). Answers the campaign (Sending or Scheduled); follow it with campaign_stats. ${PENDING_NOTE}`,
+    description: `Sends a Draft campaign (a WhatsApp one once its template is Approved) now, or at scheduledAt (ISO 8601, in the future; omitted: the campaign's own scheduledAt, if it is ahead). Answers the campaign (Sending or Scheduled); follow it with campaign_stats. ${PENDING_NOTE}`,
     app: 'campaigns',
   }),
   tool({

@@ -273,7 +273,7 @@
       ),
       facts([
         ['Channel', CHANNELS[campaign.channel] || campaign.channel],
-        ['Subject', campaign.subject],
+        campaign.channel === 'push' ? ['Title', campaign.title] : ['Subject', campaign.subject],
         ['Agent', campaign.agentName],
       ]),
       h('h4', {}, 'Waiting to be sent to ' + cards.length),
@@ -692,7 +692,8 @@
           const res = await api('POST', '/campaigns', {
             name: name.value.trim(),
             channel: channel.value,
-            ...(subject.value.trim() ? { subject: subject.value.trim() } : {}),
+            // One field for both: a push notification's is its title.
+            ...(subject.value.trim() ? { [channel.value === 'push' ? 'title' : 'subject']: subject.value.trim() } : {}),
             content: body.value,
             ...audience(),
             templateParams: pairs(params.value),
@@ -876,14 +877,21 @@
     };
     const forms = {
       send() {
-        const at = h('input', { type: 'datetime-local', id: 'send-at' });
+        // The campaign's own time, if it has one (in local time, as the input shows it).
+        const own = campaign.scheduledAt ? new Date(campaign.scheduledAt) : null;
+        const at = h('input', {
+          type: 'datetime-local',
+          id: 'send-at',
+          value: own ? new Date(own.getTime() - own.getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '',
+        });
         return h(
           'form',
           {
             class: 'card',
             onsubmit: (ev) => {
               ev.preventDefault();
-              void act('POST', '/send', at.value ? { scheduledAt: new Date(at.value).toISOString() } : {});
+              // Empty is now, even for a campaign with a scheduledAt of its own.
+              void act('POST', '/send', { scheduledAt: at.value ? new Date(at.value).toISOString() : null });
             },
           },
           h('label', { for: 'send-at' }, 'Send at (empty: now)'),
@@ -893,7 +901,12 @@
       },
       edit() {
         const name = h('input', { type: 'text', id: 'edit-name', value: campaign.name });
-        const subject = h('input', { type: 'text', id: 'edit-subject', value: campaign.subject || '' });
+        const isPush = campaign.channel === 'push';
+        const subject = h('input', {
+          type: 'text',
+          id: 'edit-subject',
+          value: (isPush ? campaign.title : campaign.subject) || '',
+        });
         const text = h('textarea', { id: 'edit-content' }, campaign.content);
         return h(
           'form',
@@ -904,16 +917,16 @@
               void act('PATCH', '', {
                 name: name.value.trim(),
                 content: text.value,
-                ...(campaign.channel === 'email' || campaign.channel === 'push'
-                  ? { subject: subject.value.trim() || null }
+                ...(campaign.channel === 'email' || isPush
+                  ? { [isPush ? 'title' : 'subject']: subject.value.trim() || null }
                   : {}),
               });
             },
           },
           h('label', { for: 'edit-name' }, 'Name'),
           name,
-          campaign.channel === 'email' || campaign.channel === 'push'
-            ? [h('label', { for: 'edit-subject' }, 'Subject'), subject]
+          campaign.channel === 'email' || isPush
+            ? [h('label', { for: 'edit-subject' }, isPush ? 'Title' : 'Subject'), subject]
             : null,
           h('label', { for: 'edit-content' }, 'Message'),
           text,
@@ -1000,7 +1013,8 @@
             )
           : null,
       );
-      fill(message, c.subject ? facts([['Subject', c.subject]]) : null, h('div', { class: 'message' }, c.content));
+      const heading = c.channel === 'push' ? ['Title', c.title] : ['Subject', c.subject];
+      fill(message, heading[1] ? facts([heading]) : null, h('div', { class: 'message' }, c.content));
       // Only what the state allows, as the API lists it: the state table lives in the service.
       const key = c.actions.join(',');
       if (key !== shownActions) {

@@ -46,12 +46,29 @@ export interface CampaignRow {
 
 export const iso = (d: Date | null) => d?.toISOString() ?? null;
 
+/**
+ * The channel-only fields as the resource names them. A push title is stored in the `subject`
+ * column (the message's subject is the notification's title), so push campaigns stored before
+ * `title` existed read as they were written; an off-channel value stored then (an email's
+ * `language`) is not the campaign's and reads as null.
+ */
+export function channelFields(row: Pick<CampaignRow, 'channel' | 'subject' | 'language' | 'category'>) {
+  return {
+    subject: row.channel === 'email' ? row.subject : null,
+    title: row.channel === 'push' ? row.subject : null,
+    language: row.channel === 'whatsapp' ? row.language : null,
+    category: row.channel === 'whatsapp' ? row.category : null,
+  };
+}
+
 export function presentCampaign(row: CampaignRow): CampaignJson {
+  const { subject, title, language, category } = channelFields(row);
   return {
     id: row.id,
     name: row.name,
     channel: row.channel,
-    subject: row.subject,
+    subject,
+    title,
     content: row.content,
     contentHtml: row.content_html,
     segmentId: row.segment_id,
@@ -61,8 +78,8 @@ export function presentCampaign(row: CampaignRow): CampaignJson {
     aiParams: row.ai_params,
     agentId: row.agent_id,
     scheduledAt: iso(row.scheduled_at),
-    language: row.language,
-    category: row.category,
+    language,
+    category,
     status: row.status,
     rejectionReason: row.whatsapp_rejection_reason,
     archived: row.archived_at !== null,

@@ -28,6 +28,7 @@ export async function createCampaign(
       name: input.name,
       channel: input.channel,
       subject: input.subject ?? null,
+      title: input.title ?? null,
       content: input.content,
       contentHtml: input.contentHtml ?? null,
       templateParams: input.templateParams,
@@ -45,7 +46,8 @@ export async function createCampaign(
       team_id: team.id,
       name: input.name,
       channel: input.channel,
-      subject: input.subject ?? null,
+      // A push title lives in the subject column (campaignRow.ts › channelFields).
+      subject: (input.channel === 'push' ? input.title : input.subject) ?? null,
       content: input.content,
       content_html: input.contentHtml ?? null,
       segment_id: input.segmentId ?? null,
@@ -54,6 +56,7 @@ export async function createCampaign(
       template_params: JSON.stringify(input.templateParams),
       ai_params: JSON.stringify(input.aiParams),
       agent_id: agentId,
+      scheduled_at: input.scheduledAt ? new Date(input.scheduledAt) : null,
       language: input.language ?? null,
       category: input.category ?? null,
     })

@@ -14,6 +14,7 @@ export async function checkCampaign(
     name: string;
     channel: Channel;
     subject: string | null;
+    title: string | null;
     content: string;
     contentHtml: string | null;
     templateParams: Record<string, string>;
@@ -34,10 +35,7 @@ export async function checkCampaign(
       limit: HTML_BODY_LIMIT,
       length: c.contentHtml!.length,
     });
-  if (c.channel !== 'email' && c.contentHtml)
-    throw ruleBroken('html_email_only', 'contentHtml is for email campaigns only');
-  if (c.channel !== 'email' && c.channel !== 'push' && c.subject)
-    throw ruleBroken('subject_not_for_channel', `A ${c.channel} message has no subject`);
+  checkChannelFields(c);
   if (!c.content.trim() && !c.contentHtml?.trim()) throw ruleBroken('content_required', 'The campaign has no content');
   const both = Object.keys(c.templateParams).filter((k) => k in c.aiParams);
   if (both.length)
@@ -54,6 +52,32 @@ export async function checkCampaign(
       );
     }
   }
+}
+
+/** The spec's channel table: subject and contentHtml are email's, title push's, language and category WhatsApp's. */
+function checkChannelFields(c: {
+  channel: Channel;
+  subject: string | null;
+  title: string | null;
+  contentHtml: string | null;
+  language: string | null;
+  category: string | null;
+}): void {
+  const details = (field: string) => ({ field, channel: c.channel });
+  if (c.channel !== 'email' && c.contentHtml)
+    throw ruleBroken('html_email_only', 'contentHtml is for email campaigns only', details('contentHtml'));
+  if (c.channel !== 'email' && c.subject)
+    throw ruleBroken(
+      'subject_not_for_channel',
+      `A ${c.channel} message has no subject${c.channel === 'push' ? ' (a push notification takes a title)' : ''}`,
+      details('subject'),
+    );
+  if (c.channel !== 'push' && c.title)
+    throw ruleBroken('title_push_only', 'title is for push campaigns only', details('title'));
+  if (c.channel !== 'whatsapp' && c.language)
+    throw ruleBroken('language_whatsapp_only', 'language is for WhatsApp campaigns only', details('language'));
+  if (c.channel !== 'whatsapp' && c.category)
+    throw ruleBroken('category_whatsapp_only', 'category is for WhatsApp campaigns only', details('category'));
 }
 
 /** What a WhatsApp template must be, on create, on edit and again on submit. */

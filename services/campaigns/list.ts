@@ -14,7 +14,9 @@ export async function listCampaigns(
   if (query.archived) q.whereNotNull('archived_at');
   else q.whereNull('archived_at');
   if (query.status) q.where({ status: query.status });
+  // Newest first, as list_campaigns describes it: the campaign just made leads the page.
   return keysetPage(q.select('*'), query, (row: CampaignRow & { seq: number }) => presentCampaign(row), {
+    newestFirst: true,
     rider,
   });
 }

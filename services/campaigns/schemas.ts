@@ -36,6 +36,8 @@ export const campaignFields = {
   name: z.string().trim().min(1).max(200),
   channel: channelSchema,
   subject: z.string().trim().min(1).max(300),
+  /** A push notification's title (stored in the subject column: campaignRow.ts). */
+  title: z.string().trim().min(1).max(300),
   content: z.string(),
   contentHtml: z.string(),
   segmentId: z.string().min(1).max(100),
@@ -46,39 +48,50 @@ export const campaignFields = {
   agentId: z.string().max(100),
   language: z.string().regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'a language code such as en or en_US'),
   category: z.enum(['MARKETING', 'UTILITY', 'AUTHENTICATION']),
+  /** When a send starts: kept on the Draft; `send` without its own time uses it (send.ts). */
+  scheduledAt: z.iso.datetime({ offset: true }),
 };
 
 export const campaignCreateSchema = z.strictObject({
   name: campaignFields.name,
   channel: campaignFields.channel,
-  subject: campaignFields.subject.optional(),
+  subject: campaignFields.subject.optional().describe('Email only'),
+  title: campaignFields.title.optional().describe('Push only'),
   content: campaignFields.content.default(''),
-  contentHtml: campaignFields.contentHtml.optional(),
+  contentHtml: campaignFields.contentHtml.optional().describe('Email only'),
   segmentId: campaignFields.segmentId.optional(),
   tags: campaignFields.tags.optional(),
   contactIds: campaignFields.contactIds.optional(),
   templateParams: campaignFields.templateParams.default({}),
   aiParams: campaignFields.aiParams.default({}),
   agentId: campaignFields.agentId.optional(),
-  language: campaignFields.language.optional(),
-  category: campaignFields.category.optional(),
+  scheduledAt: campaignFields.scheduledAt
+    .optional()
+    .describe('ISO 8601; the campaign stays Draft, and a send without its own scheduledAt is due then'),
+  language: campaignFields.language.optional().describe('WhatsApp only'),
+  category: campaignFields.category.optional().describe('WhatsApp only'),
 });
 export type CampaignCreate = z.infer<typeof campaignCreateSchema>;
 
 /** Every field may change (null clears); the audience is replaced only when a source is sent. */
 export const campaignUpdateSchema = z.strictObject({
   name: campaignFields.name.optional(),
-  subject: campaignFields.subject.nullable().optional(),
+  subject: campaignFields.subject.nullable().optional().describe('Email only'),
+  title: campaignFields.title.nullable().optional().describe('Push only'),
   content: campaignFields.content.optional(),
-  contentHtml: campaignFields.contentHtml.nullable().optional(),
+  contentHtml: campaignFields.contentHtml.nullable().optional().describe('Email only'),
   segmentId: campaignFields.segmentId.nullable().optional(),
   tags: campaignFields.tags.nullable().optional(),
   contactIds: campaignFields.contactIds.nullable().optional(),
   templateParams: campaignFields.templateParams.optional(),
   aiParams: campaignFields.aiParams.optional(),
   agentId: campaignFields.agentId.nullable().optional(),
-  language: campaignFields.language.nullable().optional(),
-  category: campaignFields.category.nullable().optional(),
+  scheduledAt: campaignFields.scheduledAt
+    .nullable()
+    .optional()
+    .describe('ISO 8601; null clears it. A send without its own scheduledAt is due then'),
+  language: campaignFields.language.nullable().optional().describe('WhatsApp only'),
+  category: campaignFields.category.nullable().optional().describe('WhatsApp only'),
 });
 export type CampaignUpdate = z.infer<typeof campaignUpdateSchema>;
 
@@ -97,7 +110,8 @@ export const campaignSchema = z.object({
   id: z.string(),
   name: z.string(),
   channel: channelSchema,
-  subject: z.string().nullable(),
+  subject: z.string().nullable().describe('Email only (null on other channels)'),
+  title: z.string().nullable().describe("A push notification's title; push only (null on other channels)"),
   content: z.string(),
   contentHtml: z.string().nullable(),
   segmentId: z.string().nullable(),
@@ -106,9 +120,14 @@ export const campaignSchema = z.object({
   templateParams: z.record(z.string(), z.string()),
   aiParams: z.record(z.string(), z.string()),
   agentId: z.string().nullable(),
-  scheduledAt: z.iso.datetime().nullable(),
-  language: z.string().nullable(),
-  category: z.string().nullable(),
+  scheduledAt: z.iso
+    .datetime()
+    .nullable()
+    .describe(
+      'When the send is due: set on create or edit (the campaign stays Draft) or by send; null once a send starts now, and after cancel-schedule',
+    ),
+  language: z.string().nullable().describe('WhatsApp only (null on other channels)'),
+  category: z.string().nullable().describe('WhatsApp only (null on other channels)'),
   status: campaignStatusSchema,
   /** WhatsApp: why the provider rejected the template. */
   rejectionReason: z.string().nullable(),

@@ -8,10 +8,17 @@ import { campaignAgent, CampaignRow, findCampaign, presentCampaign } from './cam
 import type { CampaignJson } from './schemas';
 import { startRun } from './workflowRun';
 
-export const campaignSendSchema = z.strictObject({ scheduledAt: z.iso.datetime({ offset: true }).optional() });
+export const campaignSendSchema = z.strictObject({
+  scheduledAt: z.iso
+    .datetime({ offset: true })
+    .nullable()
+    .optional()
+    .describe("ISO 8601; omitted: the campaign's own scheduledAt; null: now. A past time sends now"),
+});
 
 /**
- * Send now, or at a future `scheduledAt` (a durable timer in the campaign's workflow).
+ * Send now, or at a future `scheduledAt` (a durable timer in the campaign's workflow): the one
+ * given here, else the campaign's own (the spec: a send with no or a past scheduledAt is Sending).
  * `approvedBy`: the approved warp execution that already covers this send (no approval cards).
  */
 export async function sendCampaign(
@@ -22,11 +29,11 @@ export async function sendCampaign(
   approvedBy: string | null = null,
 ): Promise<CampaignJson> {
   const { db } = ctx;
-  const scheduledAt =
-    input.scheduledAt && new Date(input.scheduledAt).getTime() > Date.now() ? new Date(input.scheduledAt) : null;
   // The checks read without a lock (an audience count can take a while); the claim below only
   // succeeds if the campaign is still as read, so of two concurrent sends one wins (and an edit that lost its Draft to a send is refused).
   const current = await findCampaign(db, team.id, campaignId);
+  const due = input.scheduledAt === undefined ? current.scheduled_at : input.scheduledAt && new Date(input.scheduledAt);
+  const scheduledAt = due && due.getTime() > Date.now() ? due : null;
   if (current.archived_at) throw invalidState('Unarchive the campaign before sending it');
   const sendable = sendableStates(current.channel);
   if (!sendable.includes(current.status)) {

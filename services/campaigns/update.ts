@@ -2,7 +2,7 @@ import type { AppContext, TeamRef } from '../platform/context';
 import { invalidState } from '../platform/errors';
 import type { Principal } from '../identity/principal';
 import { checkAudience, resolveAudience } from './audience';
-import { findCampaign, presentCampaign } from './campaignRow';
+import { channelFields, findCampaign, presentCampaign } from './campaignRow';
 import { checkAgent, checkCampaign } from './editRules';
 import type { CampaignJson, CampaignUpdate } from './schemas';
 import { EDITABLE_STATES } from './stateTable';
@@ -19,17 +19,20 @@ export async function updateCampaign(
   if (!EDITABLE_STATES.includes(row.status))
     throw invalidState(`A campaign cannot be edited while ${row.status}`, { status: row.status });
   if (row.archived_at) throw invalidState('Unarchive the campaign before editing it');
+  // Off-channel values stored before the channel rules (an email's language) are dropped here.
+  const stored = channelFields(row);
   const next = {
     name: input.name ?? row.name,
     channel: row.channel,
-    subject: input.subject !== undefined ? input.subject : row.subject,
+    subject: input.subject !== undefined ? input.subject : stored.subject,
+    title: input.title !== undefined ? input.title : stored.title,
     content: input.content ?? row.content,
     contentHtml: input.contentHtml !== undefined ? input.contentHtml : row.content_html,
     templateParams: input.templateParams ?? row.template_params,
     aiParams: input.aiParams ?? row.ai_params,
     agentId: input.agentId !== undefined ? input.agentId : row.agent_id,
-    language: input.language !== undefined ? input.language : row.language,
-    category: input.category !== undefined ? input.category : row.category,
+    language: input.language !== undefined ? input.language : stored.language,
+    category: input.category !== undefined ? input.category : stored.category,
   };
   await checkAgent(db, team.id, next.agentId);
   await checkCampaign(db, team.id, next, principal);
@@ -46,8 +49,10 @@ export async function updateCampaign(
       }),
     );
   }
+  // scheduledAt is neither content nor audience: it leaves a WhatsApp approval as it is.
   const contentChanged = [
     'subject',
+    'title',
     'content',
     'contentHtml',
     'templateParams',
@@ -70,7 +75,7 @@ export async function updateCampaign(
         ? { whatsapp_template_id: null, submitted_at: null, whatsapp_rejection_reason: null }
         : {}),
       name: next.name,
-      subject: next.subject,
+      subject: row.channel === 'push' ? next.title : next.subject,
       content: next.content,
       content_html: next.contentHtml,
       template_params: JSON.stringify(next.templateParams),
@@ -79,6 +84,9 @@ export async function updateCampaign(
       language: next.language,
       category: next.category,
       status,
+      ...(input.scheduledAt !== undefined
+        ? { scheduled_at: input.scheduledAt === null ? null : new Date(input.scheduledAt) }
+        : {}),
       ...(input.segmentId !== undefined ? { segment_id: input.segmentId } : {}),
       ...(input.tags !== undefined ? { tags: input.tags } : {}),
       ...(input.contactIds !== undefined ? { contact_ids: input.contactIds } : {}),

@@ -165,7 +165,7 @@ async function describeRequest(
       const campaign = await ctx
         .db('campaigns')
         .where({ team_id: row.team_id, id: args.campaignId })
-        .first('name', 'channel', 'subject');
+        .first('name', 'channel', 'subject', 'scheduled_at');
       const facts: ApprovalFact[] = [];
       if (campaign) {
         facts.push({ label: 'Channel', value: channelName(campaign.channel) });
@@ -179,12 +179,12 @@ async function describeRequest(
             label: 'Audience',
             value: `${audience.sendable} of ${audience.total} contacts can receive it now`,
           });
-        if (campaign.subject) facts.push({ label: 'Subject', value: campaign.subject });
+        const heading = campaign.channel === 'push' ? 'Title' : 'Subject'; // a push title is stored as subject
+        if (campaign.subject) facts.push({ label: heading, value: campaign.subject });
       }
-      facts.push({
-        label: 'When',
-        value: args.scheduledAt ? formatUtc(new Date(args.scheduledAt)) : 'As soon as you approve',
-      });
+      // Without a time of its own, the send is due at the campaign's (campaigns/send.ts).
+      const due = new Date((args.scheduledAt === undefined ? campaign?.scheduled_at : args.scheduledAt) ?? 0);
+      facts.push({ label: 'When', value: due.getTime() > Date.now() ? formatUtc(due) : 'As soon as you approve' });
       const name = quoted(campaign?.name ?? null, args.campaignId!);
       return {
         question: `Send the campaign ${name}?`,

@@ -78,7 +78,9 @@ function deletion<K extends string>(
 export const sensitiveWrites = {
   'svc-campaign-send': sensitive({
     schema: campaignSendSchema.extend({ campaignId: id }),
-    describe: (a) => `Send campaign ${a.campaignId}${a.scheduledAt ? ` at ${a.scheduledAt}` : ' now'}`,
+    // Without scheduledAt the campaign's own time (if any) decides: the approval page reads it.
+    describe: (a) =>
+      `Send campaign ${a.campaignId}${a.scheduledAt ? ` at ${a.scheduledAt}` : a.scheduledAt === null ? ' now' : ''}`,
     run: async (ctx, caller, a, executionId) => ({
       campaign: await sendCampaign(ctx, caller.team, a.campaignId, { scheduledAt: a.scheduledAt }, executionId),
     }),
