@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { keysetPage } from '../platform/pagination';
 import { findCampaign, iso } from './campaignRow';
-import { RETRYABLE_SQL } from './retry';
+import { retryableSql } from './retry';
 
 export const recipientQuerySchema = z.object({
   status: z.enum(['sent', 'failed', 'skipped', 'pending']).optional(),
@@ -24,7 +24,7 @@ export const recipientSchema = z.object({
   clicked_at: z.iso.datetime().nullable(),
 });
 
-/** A `campaign_recipients` row as the list reads it (with `retryable` computed by RETRYABLE_SQL). */
+/** A `campaign_recipients` row as the list reads it (with `retryable` computed by retryableSql). */
 interface RecipientRow {
   seq: number;
   contact_id: string;
@@ -45,11 +45,11 @@ export async function listRecipients(
   campaignId: string,
   query: z.infer<typeof recipientQuerySchema>,
 ) {
-  await findCampaign(db, teamId, campaignId);
+  const campaign = await findCampaign(db, teamId, campaignId);
   const q = db('campaign_recipients').where({ campaign_id: campaignId });
   if (query.status) q.where({ status: query.status });
   return keysetPage(
-    q.select('*', db.raw(`${RETRYABLE_SQL} AS retryable`)),
+    q.select('*', db.raw(`${retryableSql(campaign.channel)} AS retryable`)),
     { cursor: query.cursor, limit: query.perPage },
     (r: RecipientRow): z.infer<typeof recipientSchema> => ({
       contactId: r.contact_id,

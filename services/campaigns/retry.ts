@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { Channel } from '../../channels/types';
+import { addressColumn } from '../contacts/channelAddress';
 import type { AppContext, TeamRef } from '../platform/context';
 import { errorBody, invalidState } from '../platform/errors';
 import { CampaignRow, findCampaign } from './campaignRow';
@@ -10,9 +12,15 @@ export const campaignRetrySchema = z.strictObject({
   contactIds: z.array(z.string().min(1).max(100)).min(1).max(10_000).optional(),
 });
 
-/** The spec's retry rules: failed always; skipped only for missing_channel or approval_skipped. */
-export const RETRYABLE_SQL =
-  "(status = 'failed' OR (status = 'skipped' AND skip_reason IN ('missing_channel','approval_skipped')))";
+/**
+ * The spec's retry rules, as SQL over `campaign_recipients`: failed always; skipped for
+ * approval_skipped, and for missing_channel only once the contact has an address on the channel.
+ */
+export const retryableSql = (channel: Channel) => `(campaign_recipients.status = 'failed'
+  OR (campaign_recipients.status = 'skipped' AND (campaign_recipients.skip_reason = 'approval_skipped'
+    OR (campaign_recipients.skip_reason = 'missing_channel' AND EXISTS (
+      SELECT 1 FROM contacts WHERE contacts.id = campaign_recipients.contact_id
+        AND coalesce(${addressColumn(channel)}, '') <> '')))))`;
 
 export async function retryCampaign(
   ctx: AppContext,
@@ -27,7 +35,7 @@ export async function retryCampaign(
       throw invalidState('Only a Completed or Failed campaign can be retried', { status: current.status });
     if (current.archived_at) throw invalidState('Unarchive the campaign before retrying it');
     const nextRun = current.run + 1;
-    const reset = trx('campaign_recipients').where({ campaign_id: current.id }).whereRaw(RETRYABLE_SQL);
+    const reset = trx('campaign_recipients').where({ campaign_id: current.id }).whereRaw(retryableSql(current.channel));
     if (input.contactIds) reset.whereIn('contact_id', input.contactIds);
     // A retried approval_skipped recipient counts as approved ("retryable after approval").
     const count = await reset.update({
