@@ -202,6 +202,11 @@ export const errorCatalog: readonly ErrorEntry[] = [
   },
   {
     status: 422,
+    code: 'contact_ids_alone',
+    meaning: 'a bulk enrollment (`contactIds`) that also names a single contact or contact fields',
+  },
+  {
+    status: 422,
     code: 'contact_required',
     meaning: '`svc-automation-enroll` without a contactId, email or phone to find or create the contact by',
   },

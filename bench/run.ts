@@ -14,11 +14,12 @@
  *      directly (200 ms first-token delay), BENCH_AGENT_SAMPLES samples each, alternating;
  *  (h) search_memories and a turn's topMemories at BENCH_MEMORIES memories of one agent (p95 targets ≤ 50 ms and ≤ 30 ms);
  *  (i) BENCH_ENROLLMENTS contacts created in one commit each run an automation's wait → email → wait journey
- *      (an enrollment workflow each) vs. a plain script doing the same waits and sends through one pooled transport;
+ *      (as cohorts) vs. a plain script doing the same waits and sends through one pooled transport, alternated;
+ *      BENCH_ENROLLMENTS_LARGE more once, alone;
  *  (j) outbound webhook fan-out of BENCH_WEBHOOK_EVENTS events to a receiver answering in 50 ms vs. a plain
  *      script that signs and POSTs the same events 50 in flight.
  * Options (env): BENCH_SECONDS (default 10), BENCH_WARMUP (3: unmeasured seconds of each side of (a) and (f) first; (b) warms up on BENCH_JOBS / 6), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
- * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_CAMPAIGN_TRANSPORTS (smtp,http), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e"),
+ * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_CAMPAIGN_TRANSPORTS (smtp,http), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_ENROLLMENTS_LARGE (unset: no large run; e.g. 100000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e"),
  * BENCH_PG_STATEMENTS=1 (Postgres loads pg_stat_statements; (a), (b), (f) and (g) print the product side's top statements),
  * BENCH_TASK_QUEUE_PARTITIONS (unset: the dev server writes new tasks to 1 partition of each task queue; 4 is Temporal's default).
  * (a), (b) and (f) print the CPU each process spent per unit of work on each side (bench/procStats.ts).
@@ -74,6 +75,7 @@ const MEMORIES = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const AGENT_SAMPLES = Number(process.env.BENCH_AGENT_SAMPLES ?? 60);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const ENROLLMENTS = Number(process.env.BENCH_ENROLLMENTS ?? 10_000);
+const ENROLLMENTS_LARGE = Number(process.env.BENCH_ENROLLMENTS_LARGE ?? 0);
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const runs = (section: string) => !ONLY || ONLY.includes(section);
 /** Postgres's statement statistics for (a), (b) and (f): a run of its own, as they cost the product side a little. */
@@ -625,9 +627,11 @@ async function main(): Promise<void> {
           db,
           client,
           apiBaseUrl: jobsApi.baseUrl,
+          apiPid: jobsApi.child.pid!,
           workerPid: jobWorker.child.pid!,
           team: await benchTeam(db, 'bench-i'),
           enrollments: ENROLLMENTS,
+          large: ENROLLMENTS_LARGE,
           log,
         }),
       );

@@ -77,7 +77,7 @@ describe('cohortWorkflow on the Temporal test environment', () => {
    */
   async function cohortOf(automation: { id: string; version: number }, contactIds: string[]) {
     const cohortId = newId('enr').replace(/^enr_/, 'coh_');
-    const { plan } = await suite.db.transaction(async (trx) => {
+    const { plan } = await suite.db.transaction(async (trx): Promise<{ plan: unknown }> => {
       await enrollContacts(
         trx,
         { id: automation.id, team_id: suite.team.teamId, version: automation.version },
