@@ -78,20 +78,19 @@ export async function queueAutomationWork(trx: Knex.Transaction, events: Dispatc
       .filter((w) => w.team_id === event.team_id && w.waiting_event === event.type && contacts.includes(w.contact_id))
       .map((w) => ({ w, event })),
   );
-  // A cohort's member whose event came goes on at once: handed to a new cohort at the next step.
-  const handedOn = [...new Set(matched.filter(({ w }) => w.cohort_id).map(({ w }) => w.id))];
-  if (handedOn.length)
-    queued += await trx('automation_enrollments')
-      .whereIn('id', handedOn)
-      .where({ status: 'active' })
-      .whereNotNull('waiting_event')
-      .update({
-        step: trx.raw('step + 1'),
-        waiting_event: null,
-        cohort_id: null,
-        workflow_started_at: null,
-        updated_at: trx.fn.now(),
-      });
+  // A cohort's member whose event came goes on at once: handed to a new cohort at the next step,
+  // if it still waits there (its cohort's timeout may have moved it on meanwhile).
+  const handedOn = [...new Map(matched.filter(({ w }) => w.cohort_id).map(({ w }) => [w.id, w])).values()];
+  if (handedOn.length) {
+    const { rowCount } = await trx.raw(
+      `UPDATE automation_enrollments e
+       SET step = v.step + 1, waiting_event = NULL, cohort_id = NULL, workflow_started_at = NULL, updated_at = now()
+       FROM unnest(?::text[], ?::int[], ?::text[]) AS v(id, step, waiting_event)
+       WHERE e.id = v.id AND e.status = 'active' AND e.step = v.step AND e.waiting_event = v.waiting_event`,
+      [handedOn.map((w) => w.id), handedOn.map((w) => w.step), handedOn.map((w) => w.waiting_event)],
+    );
+    queued += rowCount ?? 0;
+  }
   // A per-contact journey of before is signalled.
   const signals = matched
     .filter(({ w }) => !w.cohort_id)

@@ -35,13 +35,13 @@ export const webhookDeliveryId = (eventId: string, endpointId: string) =>
 const webhookBatchId = (firstDeliveryId: string) => `whb_${firstDeliveryId.replace(/^whd_/, '')}`;
 
 /** Events dispatched per transaction. */
-const FAN_OUT_BATCH = 200;
+const FAN_OUT_BATCH = 500;
 
 /**
  * How long a burst of events may keep the contacts it enrolls from being formed into a cohort:
  * they are formed when the outbox is drained, or at least this often.
  */
-const FORM_COHORTS_AT_LEAST_EVERY_MS = 2_000;
+const FORM_COHORTS_AT_LEAST_EVERY_MS = 5_000;
 
 /** Step 1; answers how many events it dispatched. */
 export async function fanOutEvents(db: Db, batch = FAN_OUT_BATCH): Promise<number> {
