@@ -23,6 +23,7 @@ import * as automationAuthors from './021_automation_authors';
 import * as signalSteps from './022_signal_steps';
 import * as creditShards from './023_credit_shards';
 import * as automationCohorts from './024_automation_cohorts';
+import * as roomKeyRevocation from './025_room_key_revocation';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -53,6 +54,7 @@ const migrations: Record<string, Knex.Migration> = {
   '022_signal_steps': signalSteps,
   '023_credit_shards': creditShards,
   '024_automation_cohorts': automationCohorts,
+  '025_room_key_revocation': roomKeyRevocation,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
