@@ -40,20 +40,28 @@ export const offlineTextGenerator: TextGenerator = {
   },
 };
 
-/** Fills `{{name}}` tokens: templateParams (a contact path or a literal), then aiParams; unmapped ones stay empty. */
+/** A value as text in HTML: `&`, `<`, `>` and quotes written as entities. */
+export const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/**
+ * Fills `{{name}}` tokens: templateParams (a contact path or a literal), then aiParams; unmapped
+ * ones stay empty. `escape` writes each value for its body (HTML: `escapeHtml`).
+ */
 export function renderText(
   text: string | null | undefined,
   contact: ContactForRender,
   templateParams: Record<string, string>,
   aiValues: Record<string, string>,
+  escape: (value: string) => string = (value) => value,
 ): string {
   return (text ?? '').replace(PLACEHOLDER, (_whole, name: string) => {
     if (name in templateParams) {
       const source = templateParams[name];
       const column = CONTACT_PATHS[source as keyof typeof CONTACT_PATHS];
-      return column ? (contact[column] ?? '') : source;
+      return escape(column ? (contact[column] ?? '') : source);
     }
-    return aiValues[name] ?? '';
+    return escape(aiValues[name] ?? '');
   });
 }
 

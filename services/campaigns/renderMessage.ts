@@ -1,5 +1,5 @@
 import type { Channel, OutboundMessage } from '../../channels/types';
-import { aiValuesFor, ContactForRender, renderText, TextGenerator } from './content';
+import { aiValuesFor, ContactForRender, escapeHtml, renderText, TextGenerator } from './content';
 import { unsubscribeParts } from '../contacts/unsubscribe';
 
 /** The columns of a campaign row its messages are rendered from (spelt out here, so rendering needs nothing of campaignRow.ts). */
@@ -24,13 +24,22 @@ export async function renderCampaignMessage(
   const ai = Object.keys(campaign.ai_params).length ? await aiValuesFor(generator, campaign.ai_params, contact) : {};
   const render = (text: string | null) => renderText(text, contact, campaign.template_params, ai);
   const footer = campaign.channel === 'email' && unsubscribe ? unsubscribeParts(unsubscribe) : null;
-  const html = campaign.channel === 'email' && campaign.content_html ? render(campaign.content_html) : undefined;
+  const html =
+    campaign.channel === 'email' && campaign.content_html
+      ? renderText(campaign.content_html, contact, campaign.template_params, ai, escapeHtml)
+      : undefined;
   return {
     subject: campaign.subject ? render(campaign.subject) : undefined,
     text: render(campaign.content) + (footer?.text ?? ''),
-    html: html !== undefined ? html + (footer?.html ?? '') : undefined,
+    html: html !== undefined ? withFooter(html, footer?.html ?? '') : undefined,
     ...(footer ? { headers: footer.headers } : {}),
   };
+}
+
+/** The footer at the end of the HTML body: before a full document's `</body>`, else after the fragment. */
+function withFooter(html: string, footer: string): string {
+  const end = html.toLowerCase().lastIndexOf('</body');
+  return end === -1 ? html + footer : html.slice(0, end) + footer + html.slice(end);
 }
 
 /** The columns a render reads, selected from `contacts`. */

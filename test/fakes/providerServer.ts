@@ -12,6 +12,8 @@ export interface FakeMessage {
   from: string | null;
   subject: string | null;
   text: string;
+  /** The HTML alternative, where the provider API carries it (Resend-style email). */
+  html?: string | null;
   /** Extra headers the sender asked for (List-Unsubscribe), where the provider API carries them. */
   headers?: Record<string, string>;
   id: string;
@@ -119,6 +121,7 @@ export class FakeProviderServer {
         from: req.body.from,
         subject: req.body.subject,
         text: req.body.text,
+        html: req.body.html ?? null,
         headers: req.body.headers,
       });
       res.json({ id: m.id });
