@@ -32,6 +32,7 @@ const memorySearchArgs = z.strictObject({
   ...agentArg,
   query: memorySearchQuerySchema.shape.q,
   limit: z.number().int().min(1).max(50).default(10),
+  cursor: memorySearchQuerySchema.shape.cursor.describe('pagination.nextCursor of the previous page'),
 });
 
 /**
@@ -74,12 +75,13 @@ export const agentKnowledgeTools: Tool[] = [
     description:
       'Searches the agent\'s memories by words (full text; "quoted phrases" and -exclusions work) and by ' +
       'similarity, so misspelled words still find them; best first, each with a score. Without a query: the ' +
-      'most important memories. Search before create_memory to update a fact instead of repeating it.',
+      'most important memories. A page at a time: pass pagination.nextCursor back as cursor. Search before ' +
+      'create_memory to update a fact instead of repeating it.',
     app: 'core',
     access: 'read',
     input: memorySearchArgs,
-    run: (call, { agentId, query, limit }) =>
-      searchMemories(call.ctx.db, call.team.id, agentOf(call, { agentId }), { q: query, limit }),
+    run: (call, { agentId, query, limit, cursor }) =>
+      searchMemories(call.ctx.db, call.team.id, agentOf(call, { agentId }), { q: query, limit, cursor }),
   }),
   tool({
     name: 'list_skills',

@@ -61,11 +61,12 @@ const coreTools: Tool[] = [
     run: async ({ ctx, team, agentId, installed }) => {
       const agent = await findAgent(ctx.db, team.id, agentId);
       if (!agent) throw notFound('Agent');
-      const integrations = await listIntegrations(ctx.db, ctx.secretBox, team.id, agentId);
+      // One per channel: four at most, so one page holds them all.
+      const integrations = await listIntegrations(ctx.db, ctx.secretBox, team.id, agentId, { limit: 100 });
       return {
         agent: presentAgent(agent),
         team: await getTeam(ctx.db, team.id),
-        integrations: integrations.map((i) => ({
+        integrations: integrations.data.map((i) => ({
           channel: i.channel,
           provider: i.provider,
           from: i.from,
@@ -190,11 +191,13 @@ const coreTools: Tool[] = [
   tool({
     name: 'secret_list',
     title: "List the agent's secrets",
-    description: "The keys of the connected agent's secrets and when each was set. Values are never returned.",
+    description:
+      "The keys of the connected agent's secrets and when each was set, by key, a page at a time (pass " +
+      'pagination.nextCursor back as cursor). Values are never returned.',
     app: 'core',
     access: 'read',
-    input: z.strictObject({}),
-    run: async ({ ctx, team, agentId }) => ({ secrets: await listSecrets(ctx.db, team.id, agentId) }),
+    input: pageQuerySchema,
+    run: ({ ctx, team, agentId }, page) => listSecrets(ctx.db, team.id, agentId, page),
   }),
   tool({
     name: 'secret_status',

@@ -44,7 +44,7 @@ export function agentKnowledgeRoutes(ctx: AppContext): Route[] {
       summary: "Search an agent's memories (full text and typo-tolerant, fused by rank); without q, the top ones",
       params: agentParams,
       query: memorySearchQuerySchema,
-      responses: { 200: json(z.object({ data: z.array(memoryHitSchema) }), 'The hits, best first') },
+      responses: { 200: json(pageSchema(memoryHitSchema), 'A page of hits, best first') },
       handler: async ({ req, params, query }) => ({
         status: 200,
         body: await searchMemories(ctx.db, teamOf(req), params.agentId, query),

@@ -55,12 +55,13 @@ export function agentsRoutes(ctx: AppContext): Route[] {
       path: '/agents/{agentId}/integrations',
       tag: 'Agents',
       access: 'read',
-      summary: "An agent's channel integrations (secrets never shown)",
+      summary: "An agent's channel integrations by channel (secrets never shown)",
       params: agentParams,
-      responses: { 200: json(z.object({ data: z.array(integrationSchema) }), 'The integrations') },
-      handler: async ({ req, params }) => ({
+      query: pageQuerySchema,
+      responses: { 200: json(pageSchema(integrationSchema), 'A page of integrations') },
+      handler: async ({ req, params, query }) => ({
         status: 200,
-        body: { data: await listIntegrations(ctx.db, ctx.secretBox, authOf(req).team.id, params.agentId) },
+        body: await listIntegrations(ctx.db, ctx.secretBox, authOf(req).team.id, params.agentId, query),
       }),
     }),
     defineRoute({
@@ -92,12 +93,13 @@ export function agentsRoutes(ctx: AppContext): Route[] {
       path: '/agents/{agentId}/secrets',
       tag: 'Agents',
       access: 'read',
-      summary: "An agent's secrets: keys and status, never values",
+      summary: "An agent's secrets by key: keys and status, never values",
       params: agentParams,
-      responses: { 200: json(z.object({ data: z.array(secretStatusSchema) }), 'The secrets') },
-      handler: async ({ req, params }) => ({
+      query: pageQuerySchema,
+      responses: { 200: json(pageSchema(secretStatusSchema), 'A page of secrets') },
+      handler: async ({ req, params, query }) => ({
         status: 200,
-        body: { data: await listSecrets(ctx.db, authOf(req).team.id, params.agentId) },
+        body: await listSecrets(ctx.db, authOf(req).team.id, params.agentId, query),
       }),
     }),
     defineRoute({

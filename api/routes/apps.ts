@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { appSchema, appSlug, installApp, listApps, uninstallApp } from '../../services/agents/apps';
 import type { AppContext } from '../../services/platform/context';
 import { creditUsage, creditUsageSchema } from '../../services/platform/credits';
+import { pageQuerySchema, pageSchema } from '../../services/platform/pagination';
 import { authOf } from '../auth';
 import { defineRoute, json, Route } from '../routeTable';
 
@@ -17,8 +18,9 @@ export function appsRoutes(ctx: AppContext): Route[] {
       tag: 'Apps and credits',
       access: 'read',
       summary: 'The native apps and which the team installed (each adds its MCP tools)',
-      responses: { 200: json(z.object({ data: z.array(appSchema) }), 'The apps') },
-      handler: async ({ req }) => ({ status: 200, body: { data: await listApps(ctx.db, authOf(req).team.id) } }),
+      query: pageQuerySchema,
+      responses: { 200: json(pageSchema(appSchema), 'A page of apps, in the catalog order') },
+      handler: async ({ req, query }) => ({ status: 200, body: await listApps(ctx.db, authOf(req).team.id, query) }),
     }),
     defineRoute({
       method: 'put',

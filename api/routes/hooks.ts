@@ -18,7 +18,7 @@ import {
   toggleHook,
 } from '../../services/hooks/hooks';
 import type { AppContext } from '../../services/platform/context';
-import { pageSchema } from '../../services/platform/pagination';
+import { pageQuerySchema, pageSchema } from '../../services/platform/pagination';
 import { authOf } from '../auth';
 import { defineRoute, json, locationHeader, noContent, Route } from '../routeTable';
 
@@ -142,10 +142,11 @@ export function hooksRoutes(ctx: AppContext): Route[] {
       access: 'read',
       summary: "The agent's live AGENT_AUTH_KEYs: prefix, creation and last use (never the keys)",
       params: agentParams,
-      responses: { 200: json(z.object({ data: z.array(authKeySchema) }), 'The keys') },
-      handler: async ({ req, params }) => ({
+      query: pageQuerySchema,
+      responses: { 200: json(pageSchema(authKeySchema), 'A page of keys, newest first') },
+      handler: async ({ req, params, query }) => ({
         status: 200,
-        body: await listAuthKeys(ctx.db, authOf(req).team.id, params.agentId),
+        body: await listAuthKeys(ctx.db, authOf(req).team.id, params.agentId, query),
       }),
     }),
     defineRoute({

@@ -128,10 +128,11 @@ export function webhookEndpointsRoutes(ctx: AppContext): Route[] {
       access: 'read',
       summary: 'Every attempt of one delivery: status code, error, duration',
       params: attemptParams,
-      responses: { 200: json(z.object({ data: z.array(webhookAttemptSchema) }), 'The attempts, in order') },
-      handler: async ({ req, params }) => ({
+      query: pageQuerySchema,
+      responses: { 200: json(pageSchema(webhookAttemptSchema), 'A page of attempts, in order') },
+      handler: async ({ req, params, query }) => ({
         status: 200,
-        body: await listWebhookAttempts(ctx.db, authOf(req).team.id, params.endpointId, params.deliveryId),
+        body: await listWebhookAttempts(ctx.db, authOf(req).team.id, params.endpointId, params.deliveryId, query),
       }),
     }),
   ];

@@ -1317,7 +1317,7 @@
 
   /** The native apps (each adds its MCP tools; install is idempotent) and the MCP credits of this cycle. */
   async function drawApps(box) {
-    const [apps, credits] = await Promise.all([api('GET', '/apps'), api('GET', '/credits')]);
+    const [apps, credits] = await Promise.all([api('GET', '/apps?limit=100'), api('GET', '/credits')]);
     if (apps.status !== 200) throw new Error(errorText(apps));
     const out = h('p', { role: 'status', class: 'outcome' });
     const c = credits.status === 200 ? credits.body : null;
@@ -1409,7 +1409,7 @@
     inputs.name.value = (a.model && a.model.name) || '';
     const secretsBox = h('div', { id: 'agent-secrets' });
     const drawSecrets = async () => {
-      const secrets = await api('GET', path + '/secrets');
+      const secrets = await api('GET', path + '/secrets?limit=100');
       if (secrets.status !== 200) return setStatus(errorText(secrets));
       fill(
         secretsBox,
@@ -2125,7 +2125,7 @@
 
     const drawKeys = async () => {
       const agentId = agentSelect.value;
-      const res = await api('GET', agentPath() + '/auth-keys');
+      const res = await api('GET', agentPath() + '/auth-keys?limit=100');
       if (res.status !== 200) throw new Error(errorText(res));
       const shown = h('div', { id: 'auth-key-created' });
       const out = h('p', { role: 'status', class: 'outcome' });

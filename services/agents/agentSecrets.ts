@@ -3,6 +3,7 @@ import type { Db } from '../../db/knex';
 import { findAgent } from './agents';
 import { notFound } from '../platform/errors';
 import type { SecretBox } from '../platform/secretBox';
+import { offsetPage, Page, PageQuery, pageOffset } from '../platform/pagination';
 
 /**
  * An agent's secrets (API keys of the services its warps call). Values are sealed with
@@ -27,13 +28,26 @@ async function agentOf(db: Db, teamId: string, agentId: string) {
   return agent;
 }
 
-export async function listSecrets(db: Db, teamId: string, agentId: string): Promise<SecretStatus[]> {
+/** The agent's secrets by key, a page at a time. */
+export async function listSecrets(
+  db: Db,
+  teamId: string,
+  agentId: string,
+  page: PageQuery,
+): Promise<Page<SecretStatus>> {
   await agentOf(db, teamId, agentId);
+  const offset = pageOffset(page);
   const rows: { key: string; updated_at: Date }[] = await db('agent_secrets')
     .where({ team_id: teamId, agent_id: agentId })
     .orderBy('key')
+    .offset(offset)
+    .limit(page.limit + 1)
     .select('key', 'updated_at');
-  return rows.map((r) => ({ key: r.key, set: true, updatedAt: r.updated_at.toISOString() }));
+  return offsetPage(rows, offset, page.limit, (r) => ({
+    key: r.key,
+    set: true,
+    updatedAt: r.updated_at.toISOString(),
+  }));
 }
 
 export async function secretStatus(db: Db, teamId: string, agentId: string, key: string): Promise<SecretStatus> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { notFound } from '../platform/errors';
+import { offsetPage, Page, PageQuery, pageOffset } from '../platform/pagination';
 
 /**
  * The native apps a team can install. An installed app adds its tools to the team's MCP catalog
@@ -56,8 +57,14 @@ export async function installedApps(db: Db, teamId: string): Promise<Set<AppSlug
 /** The apps of the catalog among a team's `team_apps` rows (a retired app's row is ignored). */
 export const installedOf = (apps: string[]): Set<AppSlug> => new Set(apps.filter((app): app is AppSlug => app in APPS));
 
-/** The catalog, with what this team has installed. */
-export async function listApps(db: Db, teamId: string): Promise<AppJson[]> {
+/** The catalog, with what this team has installed, a page at a time (in the catalog's order). */
+export async function listApps(db: Db, teamId: string, page: PageQuery): Promise<Page<AppJson>> {
+  const offset = pageOffset(page);
+  const apps = await catalogOf(db, teamId);
+  return offsetPage(apps.slice(offset, offset + page.limit + 1), offset, page.limit, (app) => app);
+}
+
+async function catalogOf(db: Db, teamId: string): Promise<AppJson[]> {
   const rows: { app: string; installed_at: Date }[] = await db('team_apps')
     .where({ team_id: teamId })
     .select('app', 'installed_at');
@@ -68,7 +75,7 @@ export async function listApps(db: Db, teamId: string): Promise<AppJson[]> {
 }
 
 const oneApp = async (db: Db, teamId: string, slug: AppSlug) =>
-  (await listApps(db, teamId)).find((a) => a.slug === slug)!;
+  (await catalogOf(db, teamId)).find((a) => a.slug === slug)!;
 
 /** Idempotent: installing an installed app keeps its first install time. */
 export async function installApp(db: Db, teamId: string, slug: AppSlug, userId: string | null): Promise<AppJson> {

@@ -7,6 +7,7 @@ import type { Db } from '../../db/knex';
 import { findAgent } from './agents';
 import { AppError, notFound, validationError } from '../platform/errors';
 import type { SecretBox } from '../platform/secretBox';
+import { offsetPage, Page, PageQuery, pageOffset } from '../platform/pagination';
 
 export const integrationInputSchema = z.strictObject({
   provider: providerNameSchema,
@@ -101,17 +102,22 @@ function checkSender(
   }
 }
 
+/** An agent's integrations by channel, a page at a time (one per channel: four at most). */
 export async function listIntegrations(
   db: Db,
   box: SecretBox,
   teamId: string,
   agentId: string,
-): Promise<IntegrationJson[]> {
+  page: PageQuery,
+): Promise<Page<IntegrationJson>> {
   if (!(await findAgent(db, teamId, agentId))) throw notFound('Agent');
+  const offset = pageOffset(page);
   const rows: IntegrationRow[] = await db('agent_integrations')
     .where({ team_id: teamId, agent_id: agentId })
-    .orderBy('channel');
-  return rows.map((row) => present(row, box));
+    .orderBy('channel')
+    .offset(offset)
+    .limit(page.limit + 1);
+  return offsetPage(rows, offset, page.limit, (row) => present(row, box));
 }
 
 /** Sets an agent's integration for one channel (create or replace; the same call twice is the same result). */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { notFound } from '../platform/errors';
 import { newId } from '../platform/ids';
+import { offsetPage, Page, pageOffset, pageQuerySchema } from '../platform/pagination';
 import { requireAgent } from './character';
 
 const memoryContent = z.string().trim().min(1).max(4000).describe('The fact to remember, in a sentence or two');
@@ -38,6 +39,7 @@ export type MemoryUpdate = z.infer<typeof memoryUpdateSchema>;
 export const memorySearchQuerySchema = z.object({
   q: z.string().max(500).optional().describe('Words to look for; typos are tolerated. Empty: the top memories'),
   limit: z.coerce.number().int().min(1).max(50).default(10),
+  cursor: pageQuerySchema.shape.cursor,
 });
 export type MemorySearch = z.infer<typeof memorySearchQuerySchema>;
 
@@ -271,6 +273,7 @@ async function fusedSearch(
   words: QueryWords,
   rankers: Rankers,
   limit: number,
+  offset = 0,
 ): Promise<MemoryHit[]> {
   const ctes: string[] = [];
   const names: string[] = [];
@@ -372,20 +375,21 @@ async function fusedSearch(
      JOIN memories m ON m.id = found.id
      ${names.map((n) => `LEFT JOIN ${n} ON ${n}.id = m.id`).join('\n')}
      ORDER BY score DESC, m.importance DESC, m.updated_at DESC
-     LIMIT ?`,
-    [...bindings, limit],
+     LIMIT ? OFFSET ?`,
+    [...bindings, limit, offset],
   );
   return rows.map((row) => ({ ...present(row), score: Number(row.score!.toFixed(6)) }));
 }
 
 /** The agent's memories by importance, then the most recently written: what an empty query lists. */
-async function topByImportance(db: Db, agentId: string, limit: number): Promise<MemoryHit[]> {
+async function topByImportance(db: Db, agentId: string, limit: number, offset: number): Promise<MemoryHit[]> {
   const rows: MemoryRow[] = await db('memories')
     .where({ agent_id: agentId })
     .orderBy([
       { column: 'importance', order: 'desc' },
       { column: 'updated_at', order: 'desc' },
     ])
+    .offset(offset)
     .limit(limit)
     .select(COLUMNS);
   return rows.map((row) => ({ ...present(row), score: 0 }));
@@ -401,11 +405,14 @@ export async function searchMemories(
   db: Db,
   teamId: string,
   agentId: string,
-  { q, limit }: MemorySearch,
-): Promise<{ data: MemoryHit[] }> {
+  { q, limit, cursor }: MemorySearch,
+): Promise<Page<MemoryHit>> {
   await requireAgent(db, teamId, agentId);
+  // Pages by offset over the ranking (hits have no stable key to resume after); one extra says more exist.
+  const offset = pageOffset({ cursor, limit });
+  const paged = (hits: MemoryHit[]) => offsetPage(hits, offset, limit, (hit) => hit);
   const query = q?.trim() ?? '';
-  if (!searchTerms(query, 1).length) return { data: await topByImportance(db, agentId, limit) };
+  if (!searchTerms(query, 1).length) return paged(await topByImportance(db, agentId, limit + 1, offset));
   const exclusions = /(?:^|\s)-\S+/g;
   // Plain words must all match, except those no memory holds (misspelt: their corrections are the
   // second ranker); quotes, -word or "or" are websearch_to_tsquery's syntax, taken as written.
@@ -424,7 +431,7 @@ export async function searchMemories(
     excludedWords,
     important: false,
   };
-  return { data: await fusedSearch(db, agentId, words, rankers, limit) };
+  return paged(await fusedSearch(db, agentId, words, rankers, limit + 1, offset));
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Db } from '../../db/knex';
 import { findAgent } from '../agents/agents';
 import type { Principal } from '../identity/principal';
 import { AppError, notFound } from '../platform/errors';
+import { keysetPage, Page, PageQuery } from '../platform/pagination';
 
 /**
  * AGENT_AUTH_KEYs (docs/HOOKS.md › Agent auth keys): the bearer credential of the agent hooks
@@ -86,14 +87,16 @@ export async function createAuthKey(
   return { ...present(row), key };
 }
 
-/** The agent's live keys, newest first (prefixes only). */
-export async function listAuthKeys(db: Db, teamId: string, agentId: string): Promise<{ data: AuthKeyJson[] }> {
+/** The agent's live keys, newest first (prefixes only), a page at a time. */
+export async function listAuthKeys(
+  db: Db,
+  teamId: string,
+  agentId: string,
+  page: PageQuery,
+): Promise<Page<AuthKeyJson>> {
   await agentOf(db, teamId, agentId);
-  const rows: AuthKeyRow[] = await db('agent_auth_keys')
-    .where({ team_id: teamId, agent_id: agentId })
-    .whereNull('revoked_at')
-    .orderBy('seq', 'desc');
-  return { data: rows.map(present) };
+  const rows = db('agent_auth_keys').where({ team_id: teamId, agent_id: agentId }).whereNull('revoked_at');
+  return keysetPage(rows, page, present, { newestFirst: true });
 }
 
 export async function revokeAuthKey(

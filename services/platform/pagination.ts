@@ -52,6 +52,21 @@ export function toPage<R extends { seq: number }, T>(rows: R[], limit: number, p
   };
 }
 
+/** Where a page read by offset starts: its cursor carries the offset (ranked hits, small fixed lists). */
+export const pageOffset = (page: PageQuery): number => decodeCursor(page.cursor) ?? 0;
+
+/**
+ * A page of a list read by offset, from rows fetched with `limit + 1` starting at `offset`: for
+ * ranked hits (no stable key to resume after) and short lists ordered by a text key.
+ */
+export function offsetPage<R, T>(rows: R[], offset: number, limit: number, present: (row: R) => T): Page<T> {
+  const hasMore = rows.length > limit;
+  return {
+    data: rows.slice(0, limit).map(present),
+    pagination: { nextCursor: hasMore ? encodeCursor(offset + limit) : null, limit },
+  };
+}
+
 /**
  * A write that rides in a read's own statement, as a CTE that commits with it: the credit charge
  * of the MCP call that reads (services/platform/credits.ts › ridingCharge). The query must run

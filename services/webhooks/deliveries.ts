@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { notFound } from '../platform/errors';
-import { keysetPage, Page, pageQuerySchema } from '../platform/pagination';
+import { decodeCursor, keysetPage, Page, PageQuery, pageQuerySchema, toPage } from '../platform/pagination';
 import { findEndpointRow } from './endpoints';
 
 /** What an endpoint was sent: one delivery per event, each with its attempts (docs/EVENTS.md). */
@@ -84,25 +84,31 @@ export async function listWebhookDeliveries(
   return keysetPage(rows, query, presentDelivery, { newestFirst: true });
 }
 
-/** Every attempt of one delivery, in order. */
+/** Every attempt of one delivery, in order, a page at a time (the cursor resumes after an attempt number). */
 export async function listWebhookAttempts(
   db: Db,
   teamId: string,
   endpointId: string,
   deliveryId: string,
-): Promise<{ data: WebhookAttemptJson[] }> {
+  page: PageQuery,
+): Promise<Page<WebhookAttemptJson>> {
   const delivery = await db('webhook_deliveries')
     .where({ team_id: teamId, endpoint_id: endpointId, id: deliveryId })
     .first('id');
   if (!delivery) throw notFound('Webhook delivery');
-  const rows = await db('webhook_attempts').where({ delivery_id: deliveryId }).orderBy('attempt');
-  return {
-    data: rows.map((r) => ({
+  const after = decodeCursor(page.cursor);
+  const query = db('webhook_attempts').where({ delivery_id: deliveryId });
+  if (after !== null) query.where('attempt', '>', after);
+  const rows = await query.orderBy('attempt').limit(page.limit + 1);
+  return toPage(
+    rows.map((r) => ({ ...r, seq: r.attempt as number })),
+    page.limit,
+    (r) => ({
       attempt: r.attempt,
       statusCode: r.status_code,
       error: r.error,
       durationMs: r.duration_ms,
       createdAt: r.created_at.toISOString(),
-    })),
-  };
+    }),
+  );
 }

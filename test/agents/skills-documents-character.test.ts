@@ -207,7 +207,10 @@ describe("an agent's skills, documents and character", () => {
         tags: ['orders'],
         importance: 4,
       });
-      expect((await ok(mcp, 'search_memories', { query: 'papper' })).data.map((m: any) => m.id)).toEqual([memory.id]);
+      expect(await ok(mcp, 'search_memories', { query: 'papper' })).toEqual({
+        data: [expect.objectContaining({ id: memory.id })],
+        pagination: { nextCursor: null, limit: 10 },
+      });
       const skill = await ok(mcp, 'create_skill', {
         name: 'order-paper',
         description: 'When paper runs low',

@@ -135,6 +135,36 @@ describe('the description document and the responses it describes', () => {
     }
   });
 
+  it('documents every list with the spec envelope: data and pagination { nextCursor, limit }, both required', () => {
+    // A grouped count keyed by its automation, not a list of resources (services/automations).
+    const notLists = ['GET /automations/{automationId}/step-counts'];
+    const lists: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      const schema = ops.get?.responses['200']?.content?.['application/json']?.schema as
+        { properties?: Record<string, any>; required?: string[] } | undefined;
+      if (schema?.properties?.data?.type !== 'array' || notLists.includes(`GET ${path}`)) continue;
+      lists.push(path);
+      expect({ path, required: schema.required }).toEqual({
+        path,
+        required: expect.arrayContaining(['data', 'pagination']),
+      });
+      expect({ path, pagination: schema.properties.pagination }).toMatchObject({
+        path,
+        pagination: { required: ['nextCursor', 'limit'] },
+      });
+    }
+    expect(lists).toEqual(
+      expect.arrayContaining([
+        '/agents/{agentId}/integrations',
+        '/agents/{agentId}/secrets',
+        '/apps',
+        '/agents/{agentId}/auth-keys',
+        '/agents/{agentId}/memories',
+        '/webhooks/endpoints/{endpointId}/deliveries/{deliveryId}/attempts',
+      ]),
+    );
+  });
+
   it('answers with exactly the shapes it documents', async () => {
     const { api } = suite;
     // Strict: a field the document does not name fails too.

@@ -257,7 +257,10 @@ describe('MCP', () => {
     const set = await ok(mcp, 'secret_set', { key: 'STRIPE_API_KEY', value: 'sk_live_very_secret' });
     expect(set).toEqual({ key: 'STRIPE_API_KEY', set: true, updatedAt: expect.any(String) });
     const listedSecrets = await ok(mcp, 'secret_list');
-    expect(listedSecrets).toEqual({ secrets: [{ key: 'STRIPE_API_KEY', set: true, updatedAt: expect.any(String) }] });
+    expect(listedSecrets).toEqual({
+      data: [{ key: 'STRIPE_API_KEY', set: true, updatedAt: expect.any(String) }],
+      pagination: { nextCursor: null, limit: 25 },
+    });
     expect(await ok(mcp, 'secret_status', { key: 'STRIPE_API_KEY' })).toMatchObject({ set: true });
     const httpView = await suite.api.get(`/agents/${suite.team.agentId}/secrets`);
     expect(JSON.stringify([set, listedSecrets, httpView.body])).not.toContain('sk_live');
