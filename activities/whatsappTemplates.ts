@@ -15,6 +15,7 @@ export function createTemplateActivities({ db, secretBox }: TemplateActivityDeps
   /** The campaign and its agent's template API (submit set the campaign's agent). */
   async function api(campaignId: string) {
     const campaign = await db('campaigns').where({ id: campaignId }).first();
+    if (!campaign) throw ApplicationFailure.nonRetryable('The campaign was deleted', 'CampaignDeleted');
     const templates = await whatsappTemplatesFor(db, secretBox, campaign.team_id, campaign.agent_id);
     if (!templates)
       throw ApplicationFailure.nonRetryable(
@@ -44,9 +45,14 @@ export function createTemplateActivities({ db, secretBox }: TemplateActivityDeps
           body,
           examples: names.map((n) => `example ${n}`),
         });
-        await db('campaigns')
+        const stored = await db('campaigns')
           .where({ id: campaignId })
           .update({ whatsapp_template_id: created.id, submitted_at: db.fn.now(), updated_at: db.fn.now() });
+        if (!stored) {
+          // Deleted while the provider created it: its template goes too (the delete could not name it yet).
+          await templates.remove(campaign.name);
+          throw ApplicationFailure.nonRetryable('The campaign was deleted', 'CampaignDeleted');
+        }
         return { templateId: created.id };
       } catch (err) {
         if (err instanceof ProviderError && !err.retryable) return { rejected: err.message };

@@ -5,7 +5,7 @@ import { invalidState } from '../platform/errors';
 import { findCampaign, presentCampaign } from './campaignRow';
 import type { CampaignJson } from './schemas';
 import { ENDED_STATES } from './stateTable';
-import { removeTemplate } from './whatsappTemplate';
+import { removeTemplate, whatsappTemplateWorkflowId } from './whatsappTemplate';
 import { campaignWorkflowId } from './workflowRun';
 
 export async function archiveCampaign(
@@ -30,15 +30,17 @@ export async function archiveCampaign(
 export async function deleteCampaign(ctx: AppContext, teamId: string, campaignId: string): Promise<void> {
   const row = await findCampaign(ctx.db, teamId, campaignId);
   if (row.status === 'sending') throw invalidState('A Sending campaign cannot be deleted; cancel the send first');
-  if (row.status === 'scheduled') {
-    await ctx.temporal
-      .call((client) => client.workflow.getHandle(campaignWorkflowId(row.id, row.run)).terminate('campaign deleted'))
+  const endWorkflow = (workflowId: string) =>
+    ctx.temporal
+      .call((client) => client.workflow.getHandle(workflowId).terminate('campaign deleted'))
       // A run that already ended is fine; Temporal not answering is not (the timer would fire later).
       .catch((err) => {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
       });
-  }
-  if (row.channel === 'whatsapp' && row.whatsapp_template_id)
+  if (row.status === 'scheduled') await endWorkflow(campaignWorkflowId(row.id, row.run));
+  // A Pending template's approval workflow waits no more; then the template goes, even one still being submitted.
+  if (row.channel === 'whatsapp' && row.status === 'pending') await endWorkflow(whatsappTemplateWorkflowId(row.id));
+  if (row.channel === 'whatsapp' && (row.whatsapp_template_id || row.status === 'pending'))
     await removeTemplate(ctx, row).catch((err) =>
       ctx.logger.warn({ err, campaignId: row.id }, 'WhatsApp template cleanup failed'),
     );

@@ -40,6 +40,8 @@ export class FakeProviderServer {
   readonly messages = new Map<string, FakeMessage>();
   /** WhatsApp templates submitted; set `status` (and `reason`) to decide them. */
   readonly templates = new Map<string, { name: string; body: string; status: string; reason?: string }>();
+  /** Names of the WhatsApp templates a delete request asked to remove, in order. */
+  readonly deletedTemplates: string[] = [];
   private faults: Fault[] = [];
   latencyMs = 0;
   requests = 0;
@@ -144,6 +146,7 @@ export class FakeProviderServer {
       res.json({ id, status: 'PENDING', category: req.body.category });
     });
     app.delete('/:version/:accountId/message_templates', (req, res) => {
+      this.deletedTemplates.push(String(req.query.name));
       for (const [id, t] of this.templates) if (t.name === req.query.name) this.templates.delete(id);
       res.json({ success: true });
     });
