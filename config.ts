@@ -106,6 +106,18 @@ const envSchema = z.object({
     .int()
     .min(1)
     .default(7 * 24 * 3600),
+  /** How long a room key (POST /mcp/rooms, POST /v1/rooms) opens its stream; revocable sooner. */
+  ROOM_KEY_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(7 * 24 * 3600),
+  /** How long room stream events are kept, unless the team sets rooms.eventRetentionHours; never under 24. */
+  ROOM_EVENT_RETENTION_HOURS: z.coerce
+    .number()
+    .int()
+    .min(24)
+    .default(30 * 24),
   /** How long an auto-mode deliver request waits for the send before answering 202 instead of 200. */
   DELIVERY_WAIT_SECONDS: z.coerce.number().int().min(1).max(120).default(25),
   /**

@@ -1,14 +1,15 @@
-import { createSession } from 'better-sse';
+import { createSession, EventBuffer } from 'better-sse';
+import type { ServerResponse } from 'node:http';
 import { Router } from 'express';
 import type { AppContext } from '../services/platform/context';
 import { AppError } from '../services/platform/errors';
 import { eventsSince, type RoomEvent } from '../services/rooms/roomEvents';
 import { roomEventHub } from '../services/rooms/roomEventHub';
-import { roomByKey } from '../services/rooms/rooms';
+import { roomByKey, roomKeyStatus } from '../services/rooms/roomKeys';
 
 /** Comment lines on an idle stream, so proxies and load balancers keep it open. */
 export const STREAM_HEARTBEAT_MS = 15_000;
-/** NOTIFY only wakes; a stream also reads the table this often, so a missed wake costs at most this. */
+/** NOTIFY only wakes; a stream also reads the table (and checks its key) this often, so a missed wake costs at most this. */
 const STREAM_RECHECK_MS = 5_000;
 const READ_BATCH = 500;
 
@@ -25,11 +26,28 @@ function resumeAfter(raw: string | undefined): number {
   return Number(raw);
 }
 
+/** Resolves once the socket has taken what was written (at once if it has room), or closed. */
+function drained(res: ServerResponse): Promise<void> {
+  if (!res.writableNeedDrain || res.writableEnded || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 /**
  * `GET {mcp_url}/agents/stream/{roomId}?key=<ROOM_KEY>`: a room's events as Server-Sent Events,
  * `id:` = the room's gapless sequence. The event table is the truth, so a client that reconnects
  * with Last-Event-ID gets exactly what it missed, from any API process; the next event in order,
- * when its notification carries it, is sent without reading the table.
+ * when its notification carries it, is sent without reading the table. Events older than the
+ * team's retention are gone: a `gap` event says which (docs/AGENTS.md › Streams). A batch is
+ * read only once the socket took the last one, so a slow reader holds one batch, not the room.
+ * The key is checked again on every recheck and bare wake: expired or revoked, the stream ends.
  */
 export function roomStreamRouter(ctx: AppContext): Router {
   const router = Router();
@@ -39,6 +57,8 @@ export function roomStreamRouter(ctx: AppContext): Router {
     if (!room) throw badKey();
     const header = req.header('last-event-id');
     let sent = resumeAfter(header ?? (typeof req.query.lastEventId === 'string' ? req.query.lastEventId : undefined));
+    /** Every event up to here had committed when we connected: one missing from the table was purged. */
+    const committedAtConnect = Number(room.last_event_seq);
 
     const session = await createSession(req, res, {
       keepAlive: STREAM_HEARTBEAT_MS,
@@ -46,6 +66,12 @@ export function roomStreamRouter(ctx: AppContext): Router {
       trustClientEventId: false,
       headers: { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
     });
+
+    /** Events after `sent` up to `to` are no longer kept: say so, with `id: to` so a reconnect resumes after it. */
+    const gap = (buffer: EventBuffer, to: number) => {
+      buffer.push({ from: sent + 1, to, reason: 'retention' }, 'gap', String(to));
+      sent = to;
+    };
 
     // One reader at a time; a wake during a read makes it read again.
     let reading = false;
@@ -60,12 +86,19 @@ export function roomStreamRouter(ctx: AppContext): Router {
         do {
           wokenWhileReading = false;
           for (;;) {
+            // Backpressure: the next batch only once the socket took the last one.
+            await drained(res);
+            if (!session.isConnected) return;
             const events = await eventsSince(ctx.db, room.id, sent, READ_BATCH);
+            if (!session.isConnected) return;
+            const buffer = new EventBuffer();
+            if (events.length > 0 && events[0].seq > sent + 1) gap(buffer, events[0].seq - 1);
+            else if (events.length === 0 && sent < committedAtConnect) gap(buffer, committedAtConnect);
             for (const event of events) {
-              if (!session.isConnected) return;
-              session.push(event.data, event.type, String(event.seq));
+              buffer.push(event.data, event.type, String(event.seq));
               sent = event.seq;
             }
+            if (buffer.read()) await session.batch(buffer);
             if (events.length < READ_BATCH) break;
           }
         } while (wokenWhileReading && session.isConnected);
@@ -76,11 +109,29 @@ export function roomStreamRouter(ctx: AppContext): Router {
       }
     };
 
-    // The next event, told in its notification, goes out as it is; anything else (a gap, a
-    // notification without its event, a read in progress) is read from the table.
+    /** The key still opens the room; else the stream says why and ends (its next connect is 401). */
+    let closing = false;
+    const keyHolds = async (): Promise<boolean> => {
+      if (closing) return false;
+      const status = await roomKeyStatus(ctx.db, room.id, key).catch(() => 'active' as const);
+      if (status === 'active' || closing || !session.isConnected) return status === 'active';
+      closing = true;
+      session.push({ reason: status === 'expired' ? 'key_expired' : 'key_revoked' }, 'closed', String(sent));
+      res.end();
+      return false;
+    };
+    const recheck = async () => {
+      if (await keyHolds()) await pump();
+    };
+
+    // The next event, told in its notification, goes out as it is (when the socket has room);
+    // anything else (a gap, a bare wake, a read in progress, a full socket) is read from the table.
+    // A bare wake may be a revocation: the key is checked first.
     const told = (event?: RoomEvent) => {
-      if (event && event.seq <= sent) return;
-      if (event && event.seq === sent + 1 && !reading && session.isConnected) {
+      if (closing) return;
+      if (!event) return void recheck();
+      if (event.seq <= sent) return;
+      if (event.seq === sent + 1 && !reading && session.isConnected && !res.writableNeedDrain) {
         session.push(event.data, event.type, String(event.seq));
         sent = event.seq;
         return;
@@ -88,12 +139,12 @@ export function roomStreamRouter(ctx: AppContext): Router {
       void pump();
     };
 
-    const recheck = setInterval(() => void pump(), STREAM_RECHECK_MS);
+    const recheckTimer = setInterval(() => void recheck(), STREAM_RECHECK_MS);
     let unsubscribe: (() => void) | undefined;
     let gone = false;
     session.once('disconnected', () => {
       gone = true;
-      clearInterval(recheck);
+      clearInterval(recheckTimer);
       unsubscribe?.();
     });
     try {

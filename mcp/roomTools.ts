@@ -1,5 +1,7 @@
 import { listRoomMessages, messageListQuerySchema } from '../services/rooms/messages';
 import { promptAgent, promptSchema } from '../services/rooms/promptAgent';
+import { z } from 'zod';
+import { listRoomKeys, revokeAllRoomKeys, revokeRoomKey, roomKeyListQuerySchema } from '../services/rooms/roomKeys';
 import { listRooms, roomListQuerySchema, teamRoom } from '../services/rooms/rooms';
 import { id, tool, Tool } from './toolKit';
 
@@ -43,5 +45,37 @@ export const roomTools: Tool[] = [
     input: messageListQuerySchema.extend({ roomId: id('room') }),
     run: async ({ ctx, team }, { roomId, ...query }) =>
       listRoomMessages(ctx.db, (await teamRoom(ctx.db, team.id, roomId)).id, query),
+  }),
+  tool({
+    name: 'list_room_keys',
+    title: "List a room's stream keys",
+    description:
+      "A room's stream keys (from POST /mcp/rooms and prompt_agent's streamUrl), newest first: id, status " +
+      '(active, expired, revoked), createdAt, expiresAt, revokedAt; never the key itself. Optionally one status.',
+    app: 'core',
+    access: 'read',
+    input: roomKeyListQuerySchema.extend({ roomId: id('room') }),
+    run: async ({ ctx, team }, { roomId, ...query }) =>
+      listRoomKeys(ctx.db, (await teamRoom(ctx.db, team.id, roomId)).id, query),
+  }),
+  tool({
+    name: 'revoke_room_keys',
+    title: 'Revoke room stream keys',
+    description:
+      'Revokes one stream key of a room (keyId, from list_room_keys or the keyId POST /mcp/rooms answered), or ' +
+      'every active key of the room (no keyId). Streams opened with a revoked key end within seconds and the ' +
+      'key is refused (401) from then on. Answers the key, or { revoked: <count> }.',
+    app: 'core',
+    access: 'write',
+    // Credentials are a person's or a client's to manage, not a turn's.
+    inTurns: 'never',
+    input: z.strictObject({
+      roomId: id('room'),
+      keyId: z.string().min(1).max(100).optional().describe('One key; leave out to revoke every active key'),
+    }),
+    run: async ({ ctx, team }, { roomId, keyId }) => {
+      const room = await teamRoom(ctx.db, team.id, roomId);
+      return keyId ? revokeRoomKey(ctx.db, room.id, keyId) : revokeAllRoomKeys(ctx.db, room.id);
+    },
   }),
 ];

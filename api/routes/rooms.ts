@@ -14,11 +14,19 @@ import {
   roomSchema,
   teamRoom,
 } from '../../services/rooms/rooms';
+import {
+  listRoomKeys,
+  revokeAllRoomKeys,
+  revokeRoomKey,
+  roomKeyListQuerySchema,
+  roomKeySchema,
+} from '../../services/rooms/roomKeys';
 import { getTurn, turnSchema } from '../../services/rooms/turns';
 import { authOf } from '../auth';
 import { defineRoute, json, locationHeader, Route } from '../routeTable';
 
 const roomParams = z.object({ roomId: z.string().min(1).max(100) });
+const revokedKeysSchema = z.object({ revoked: z.number().int() });
 
 /** Rooms, messages to an agent and their turns over HTTP (the MCP tools' twins; streams are at /agents/stream). */
 export function roomsRoutes(ctx: AppContext): Route[] {
@@ -77,6 +85,46 @@ export function roomsRoutes(ctx: AppContext): Route[] {
       query: roomListQuerySchema,
       responses: { 200: json(pageSchema(roomSchema), 'A page of rooms') },
       handler: async ({ req, query }) => ({ status: 200, body: await listRooms(ctx.db, authOf(req).team.id, query) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/rooms/{roomId}/keys',
+      tag: 'Rooms',
+      access: 'read',
+      summary: "A room's stream keys, newest first: status and expiry, never the key itself",
+      params: roomParams,
+      query: roomKeyListQuerySchema,
+      responses: { 200: json(pageSchema(roomKeySchema), 'A page of keys') },
+      handler: async ({ req, params, query }) => {
+        const room = await teamRoom(ctx.db, authOf(req).team.id, params.roomId);
+        return { status: 200, body: await listRoomKeys(ctx.db, room.id, query) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/rooms/{roomId}/keys/{keyId}',
+      tag: 'Rooms',
+      access: 'write',
+      summary: 'Revoke one stream key: its open streams end within seconds, its next connect is 401',
+      params: roomParams.extend({ keyId: z.string().min(1).max(100) }),
+      responses: { 200: json(roomKeySchema, 'The revoked key (repeating is harmless)') },
+      handler: async ({ req, params }) => {
+        const room = await teamRoom(ctx.db, authOf(req).team.id, params.roomId);
+        return { status: 200, body: await revokeRoomKey(ctx.db, room.id, params.keyId) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/rooms/{roomId}/keys',
+      tag: 'Rooms',
+      access: 'write',
+      summary: "Revoke every active stream key of a room (the room's streams end within seconds)",
+      params: roomParams,
+      responses: { 200: json(revokedKeysSchema, 'How many keys were revoked') },
+      handler: async ({ req, params }) => {
+        const room = await teamRoom(ctx.db, authOf(req).team.id, params.roomId);
+        return { status: 200, body: await revokeAllRoomKeys(ctx.db, room.id) };
+      },
     }),
     defineRoute({
       method: 'get',

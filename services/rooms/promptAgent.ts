@@ -4,11 +4,12 @@ import type { Principal } from '../identity/principal';
 import type { AppContext, TeamRef } from '../platform/context';
 import { notFound } from '../platform/errors';
 import { MESSAGE_MAX_CHARS, postMessage, TurnNotBound } from './messages';
-import { findOrCreateRoom, issueRoomKey, RoomRow, streamUrl, teamRoom } from './rooms';
+import { issueRoomKey } from './roomKeys';
+import { findOrCreateRoom, RoomRow, streamUrl, teamRoom } from './rooms';
 import { turnSchema, waitForTurn } from './turns';
 
-/** How long a stream link handed out in passing stays valid (a room key from POST /mcp/rooms does not expire). */
-const PASSING_KEY_TTL_SECONDS = 24 * 3600;
+/** A stream link handed out in passing is valid 24 h (or ROOM_KEY_TTL_SECONDS, when shorter). */
+const passingKeyTtl = (ctx: AppContext) => Math.min(24 * 3600, ctx.config.ROOM_KEY_TTL_SECONDS);
 
 export const promptSchema = z.strictObject({
   message: z.string().trim().min(1).max(MESSAGE_MAX_CHARS).describe('What to say to the agent'),
@@ -176,6 +177,6 @@ async function answerTurn(
     status: turn.status,
     reply: turn.reply?.content ?? null,
     turn,
-    streamUrl: ended ? null : streamUrl(ctx, room.id, await issueRoomKey(ctx.db, room.id, PASSING_KEY_TTL_SECONDS)),
+    streamUrl: ended ? null : streamUrl(ctx, room.id, (await issueRoomKey(ctx.db, room.id, passingKeyTtl(ctx))).key),
   };
 }

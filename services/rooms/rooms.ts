@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { credentialAgentId, findAgent, sendingAgent } from '../agents/agents';
@@ -7,6 +6,7 @@ import type { AppContext } from '../platform/context';
 import { AppError, notFound } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { decodeCursor, encodeCursor, Page, PageQuery } from '../platform/pagination';
+import { issueRoomKey } from './roomKeys';
 
 /**
  * A room: one durable conversation with one agent. Its transcript and events live in Postgres;
@@ -70,8 +70,12 @@ export type OpenRoomInput = z.infer<typeof openRoomSchema>;
 export const openedRoomSchema = z.object({
   room: roomSchema,
   created: z.boolean(),
-  /** Shown once: stored only as a hash. Every call answers a new key; each stays valid. */
+  /** Shown once: stored only as a hash. Every call answers a new key; each stays valid until it expires or is revoked. */
   key: z.string(),
+  /** The key's id: what listing and revoking name it by. */
+  keyId: z.string(),
+  /** When the key stops opening the stream (ROOM_KEY_TTL_SECONDS after now). */
+  expiresAt: z.iso.datetime(),
   streamUrl: z.url(),
 });
 
@@ -79,36 +83,11 @@ export const openedRoomSchema = z.object({
 export const streamUrl = (ctx: AppContext, roomId: string, key?: string) =>
   `${ctx.config.mcpUrl}/agents/stream/${roomId}${key ? `?key=${encodeURIComponent(key)}` : ''}`;
 
-export const hashRoomKey = (key: string) => createHash('sha256').update(key).digest('hex');
-
-/** A new key for a room; `ttlSeconds` bounds one handed out in passing (prompt_agent's stream link). */
-export async function issueRoomKey(db: Db, roomId: string, ttlSeconds?: number): Promise<string> {
-  const key = `rk_${randomBytes(24).toString('base64url')}`;
-  await db('room_keys').insert({
-    id: newId('rk'),
-    room_id: roomId,
-    key_hash: hashRoomKey(key),
-    expires_at: ttlSeconds ? db.raw(`now() + make_interval(secs => ?)`, [ttlSeconds]) : null,
-  });
-  return key;
-}
-
 /** The team's room by id; another team's (or a malformed id) is not found. */
 export async function teamRoom(db: Db, teamId: string, roomId: string): Promise<RoomRow> {
   const row: RoomRow | undefined = await db('rooms').where({ id: roomId, team_id: teamId }).first();
   if (!row) throw notFound('Room');
   return row;
-}
-
-/** The room a key opens, if it is that room's live key. */
-export async function roomByKey(db: Db, roomId: string, key: string): Promise<RoomRow | undefined> {
-  return db('rooms')
-    .join('room_keys', 'room_keys.room_id', 'rooms.id')
-    .where({ 'rooms.id': roomId, 'room_keys.key_hash': hashRoomKey(key) })
-    .where((q) => {
-      void q.whereNull('room_keys.expires_at').orWhere('room_keys.expires_at', '>', db.fn.now());
-    })
-    .first('rooms.*');
 }
 
 /** Finds the agent's room of that name, or creates it: concurrent calls end with one room. */
@@ -156,11 +135,13 @@ export async function openRoom(
     if (!(await findAgent(ctx.db, teamId, agentId))) throw notFound('Agent');
     opened = await findOrCreateRoom(ctx.db, teamId, agentId, input.name ?? 'default', principal.userId);
   }
-  const key = await issueRoomKey(ctx.db, opened.room.id);
+  const { key, keyId, expiresAt } = await issueRoomKey(ctx.db, opened.room.id, ctx.config.ROOM_KEY_TTL_SECONDS);
   return {
     room: presentRoom(opened.room),
     created: opened.created,
     key,
+    keyId,
+    expiresAt,
     streamUrl: streamUrl(ctx, opened.room.id, key),
   };
 }

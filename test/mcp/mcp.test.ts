@@ -38,7 +38,7 @@ const AGENT_KNOWLEDGE_TOOLS = [
   'update_skill',
 ];
 /** Talking to the agent: prompt_agent and the rooms its conversations live in. */
-const ROOM_TOOLS = ['get_room_messages', 'list_rooms', 'prompt_agent'];
+const ROOM_TOOLS = ['get_room_messages', 'list_room_keys', 'list_rooms', 'prompt_agent', 'revoke_room_keys'];
 /** Warps (issue 16 § 1): execute, and the team's private warps. */
 const WARP_TOOLS = ['create_private_app', 'create_private_warp', 'execute', 'list_private_warps'];
 /** Team admin and search (issue 16 § 6). */
