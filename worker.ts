@@ -10,6 +10,7 @@ import { createLogger } from './logger';
 import { textGeneratorFor } from './services/campaigns/content';
 import { startEventDispatcher } from './services/events/dispatcher';
 import { buildAppContext } from './services/platform/context';
+import { startRoomEventPurger } from './services/rooms/roomEventRetention';
 import { waitForTemporal } from './temporal/devServer';
 import { ensureSearchAttributes } from './temporal/searchAttributes';
 import { workflowBundlerOptions, workflowsPath } from './temporal/workflowBundle';
@@ -62,6 +63,13 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
   const stopAll = () => workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
   // Platform events → webhook deliveries (docs/EVENTS.md); every worker runs one, side by side.
   const dispatcher = startEventDispatcher(appContext);
+  // Room stream events past their team's retention (docs/AGENTS.md › Streams): its own slow loop,
+  // so a long purge never delays the dispatcher's half-second passes.
+  const purger = startRoomEventPurger({
+    db,
+    logger: appContext.logger,
+    defaultHours: config.ROOM_EVENT_RETENTION_HOURS,
+  });
   const done = Promise.allSettled(workers.map((w) => w.run().finally(stopAll)))
     .then((runs) => {
       const failed = runs.find((r) => r.status === 'rejected');
@@ -69,6 +77,7 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
     })
     .finally(async () => {
       await dispatcher.stop();
+      await purger.stop();
       await connection.close();
       await appContext.temporal.close();
       // Activities have drained: no send is in flight on the provider connections.

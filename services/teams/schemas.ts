@@ -97,6 +97,21 @@ export const settingsPatchSchema = z.strictObject({
     })
     .nullable()
     .optional(),
+  rooms: z
+    .strictObject({
+      eventRetentionHours: z
+        .number()
+        .int()
+        .min(24)
+        .max(24 * 3650)
+        .nullable()
+        .optional()
+        .describe(
+          "How long the rooms' stream events are kept, in hours (at least 24; default ROOM_EVENT_RETENTION_HOURS)",
+        ),
+    })
+    .nullable()
+    .optional(),
 });
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
 
@@ -105,6 +120,7 @@ export const settingsSchema = z.object({
   studio: z
     .object({ artifactType: artifactTypeSchema.optional(), artifactStatus: z.enum(['draft', 'ready']).optional() })
     .optional(),
+  rooms: z.object({ eventRetentionHours: z.number().int().optional() }).optional(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
