@@ -32,6 +32,7 @@ import { ingestRequestSchema } from '../services/jobs/jobTypes';
 import { createJob } from '../services/jobs/jobs';
 import { fileTooLarge, listMedia, storeMedia } from '../services/media/media';
 import { pageQuerySchema } from '../services/platform/pagination';
+import { propertyValueSchema } from '../services/platform/additionalProperties';
 import { requireUser } from '../services/identity/principal';
 import { createSegment, listSegments, segmentCreateSchema } from '../services/contacts/segments';
 import { getTeam, listPublicTeams } from '../services/platform/teams';
@@ -134,14 +135,14 @@ const coreTools: Tool[] = [
     name: 'set_contact_property',
     title: 'Set a contact property',
     description:
-      'Sets one custom property of a contact (string, number or boolean); value null removes it. Answers the ' +
-      'updated contact.',
+      'Sets one custom property of a contact (any JSON value: string, number, boolean, object or array); value ' +
+      'null removes it. Answers the updated contact.',
     app: 'core',
     access: 'write',
     input: z.strictObject({
       contactId: id('contact'),
       key: z.string().trim().min(1).max(100).describe('The property name, e.g. "plan" or "lastOrderTotal"'),
-      value: z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()]),
+      value: propertyValueSchema,
     }),
     run: ({ ctx, team }, { contactId, key, value }) =>
       updateContact(ctx.db, team.id, contactId, { properties: { [key]: value } }),

@@ -24,6 +24,7 @@ import * as signalSteps from './022_signal_steps';
 import * as creditShards from './023_credit_shards';
 import * as automationCohorts from './024_automation_cohorts';
 import * as roomKeyRevocation from './025_room_key_revocation';
+import * as agentProperties from './026_agent_properties';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -55,6 +56,7 @@ const migrations: Record<string, Knex.Migration> = {
   '023_credit_shards': creditShards,
   '024_automation_cohorts': automationCohorts,
   '025_room_key_revocation': roomKeyRevocation,
+  '026_agent_properties': agentProperties,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -7,6 +7,12 @@ import { slugify } from '../platform/teams';
 import { agentAccessSchema, agentAccessUpdateSchema, readAgentAccess } from '../payments/schemas';
 import { requireTeamAdmin } from '../teams/admin';
 import { AppSlug, installedOf } from './apps';
+import {
+  additionalOf,
+  mergedProperties,
+  propertiesSchema,
+  propertyValueSchema,
+} from '../platform/additionalProperties';
 
 interface AgentRow {
   seq: number;
@@ -17,6 +23,7 @@ interface AgentRow {
   model_base_url: string | null;
   model_name: string | null;
   access: unknown;
+  properties: Record<string, unknown>;
   created_at: Date;
 }
 
@@ -29,6 +36,8 @@ export const agentSchema = z.object({
   model: z.object({ baseUrl: z.string().nullable(), name: z.string().nullable() }),
   /** Who besides the team may prompt it on /mcp/agents/{uuid}, and what they pay (docs/AGENTS.md). */
   access: agentAccessSchema,
+  /** Additional properties (spec: an Agent accepts them): what PATCH was given beyond the fields above. */
+  properties: propertiesSchema,
   createdAt: z.iso.datetime(),
 });
 export type AgentJson = z.infer<typeof agentSchema>;
@@ -41,6 +50,7 @@ export function presentAgent(row: AgentRow): AgentJson {
     mode: row.mode as AgentJson['mode'],
     model: { baseUrl: row.model_base_url, name: row.model_name },
     access: readAgentAccess(row.access),
+    properties: row.properties,
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -48,7 +58,7 @@ export function presentAgent(row: AgentRow): AgentJson {
 export async function listAgents(db: Db, teamId: string, page: PageQuery, rider?: Rider): Promise<Page<AgentJson>> {
   const query = db('agents')
     .where({ team_id: teamId })
-    .select('seq', 'id', 'name', 'slug', 'mode', 'model_base_url', 'model_name', 'access', 'created_at');
+    .select('seq', 'id', 'name', 'slug', 'mode', 'model_base_url', 'model_name', 'access', 'properties', 'created_at');
   return keysetPage(query, page, presentAgent, { rider });
 }
 
@@ -109,24 +119,30 @@ export async function agentsOfUser(db: Db, userId: string): Promise<TeamAgents[]
   return [...teams.values()];
 }
 
-export const agentUpdateSchema = z.strictObject({
-  name: agentNameSchema.optional(),
-  /** auto: sensitive writes run at once; manual: they wait for an approval. */
-  mode: z.enum(['auto', 'manual']).optional(),
-  /** An OpenAI-compatible server for this agent (its key: the agent secret AI_API_KEY); null clears a field. */
-  model: z
-    .strictObject({
-      baseUrl: z.url().max(500).nullable().optional().describe('e.g. http://localhost:11434/v1 (Ollama)'),
-      name: z.string().min(1).max(200).nullable().optional().describe('e.g. llama3.1'),
-    })
-    .optional(),
-  /**
-   * Open prompt_agent on /mcp/agents/{uuid} to other teams' callers, and the payment gate they pass
-   * first; a field left out stays. A team admin's change only: it lets people outside the team in.
-   */
-  access: agentAccessUpdateSchema.optional(),
-});
+/** PATCH /v1/agents/{id}: the fields below; any other key is an additional property (any JSON), merged into `properties`. */
+export const agentUpdateSchema = z
+  .object({
+    name: agentNameSchema.optional(),
+    /** auto: sensitive writes run at once; manual: they wait for an approval. */
+    mode: z.enum(['auto', 'manual']).optional(),
+    /** An OpenAI-compatible server for this agent (its key: the agent secret AI_API_KEY); null clears a field. */
+    model: z
+      .strictObject({
+        baseUrl: z.url().max(500).nullable().optional().describe('e.g. http://localhost:11434/v1 (Ollama)'),
+        name: z.string().min(1).max(200).nullable().optional().describe('e.g. llama3.1'),
+      })
+      .optional(),
+    /**
+     * Open prompt_agent on /mcp/agents/{uuid} to other teams' callers, and the payment gate they pass
+     * first; a field left out stays. A team admin's change only: it lets people outside the team in.
+     */
+    access: agentAccessUpdateSchema.optional(),
+    /** Merged key by key with the stored ones; null removes a key. */
+    properties: propertiesSchema.optional(),
+  })
+  .catchall(propertyValueSchema);
 export type AgentUpdate = z.infer<typeof agentUpdateSchema>;
+const UPDATE_FIELDS = new Set(Object.keys(agentUpdateSchema.shape));
 
 export async function updateAgent(
   db: Db,
@@ -136,13 +152,16 @@ export async function updateAgent(
   principal: Principal,
 ): Promise<AgentJson> {
   if (!/^[0-9a-f-]{36}$/i.test(agentId)) throw notFound('Agent');
-  const { model, access, ...named } = input;
+  const { name, mode, model, access } = input;
+  const properties = { ...additionalOf(input, UPDATE_FIELDS), ...input.properties };
   // Another team's agent stays a 404 for everyone; only then does the admin rule speak.
   if (access && !(await findAgent(db, teamId, agentId))) throw notFound('Agent');
   if (access) await requireTeamAdmin(db, teamId, principal);
   const changes = Object.fromEntries(
     Object.entries({
-      ...named,
+      name,
+      mode,
+      properties: Object.keys(properties).length ? mergedProperties(db, 'properties', properties) : undefined,
       model_base_url: model?.baseUrl,
       model_name: model?.name,
       // Top-level merge: the fields sent replace theirs, the others stay.

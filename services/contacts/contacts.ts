@@ -4,6 +4,12 @@ import { recordEvent, type NewEvent } from '../events/outbox';
 import { AppError, notFound } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { keysetPage, Page, PageQuery } from '../platform/pagination';
+import {
+  additionalOf,
+  mergedProperties,
+  propertiesSchema,
+  propertyValueSchema,
+} from '../platform/additionalProperties';
 
 const phoneSchema = z
   .string()
@@ -11,8 +17,6 @@ const phoneSchema = z
   .min(3)
   .max(32)
   .regex(/^\+?[0-9 ().-]+$/, 'digits with an optional leading +, spaces, dots, dashes or parentheses');
-
-const propertyValueSchema = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
 
 export const MARKETING_CONSENT_STATES = ['granted', 'pending'] as const;
 export type MarketingConsent = (typeof MARKETING_CONSENT_STATES)[number];
@@ -73,12 +77,12 @@ export const contactFieldsSchema = z.object({
   title: z.string().trim().max(200).optional(),
   location: z.string().trim().max(200).optional(),
   tags: z.array(z.string().trim().min(1).max(100)).max(100).optional(),
-  properties: z.record(z.string().min(1).max(100), propertyValueSchema).optional(),
+  properties: propertiesSchema.optional(),
 });
 
 /**
  * POST /v1/contacts body: every field optional, as the spec says. Contacts accept additional
- * properties (spec): unknown top-level keys with scalar values are kept as custom properties.
+ * properties (spec): unknown top-level keys, of any JSON type, are kept as custom properties.
  */
 export const contactCreateSchema = contactFieldsSchema.catchall(propertyValueSchema).superRefine(requireConsentState);
 export type ContactCreate = z.infer<typeof contactCreateSchema>;
@@ -217,7 +221,7 @@ export const contactUpdatedEvent = (
 });
 
 export async function createContact(db: Db, teamId: string, input: ContactCreate): Promise<ContactJson> {
-  const extra = Object.fromEntries(Object.entries(input).filter(([key]) => !KNOWN_FIELDS.has(key)));
+  const extra = additionalOf(input, KNOWN_FIELDS);
   const values = { id: newId('ct'), team_id: teamId, ...contactRowValues(input, extra) };
   // The contact and its contact.created event commit together (docs/EVENTS.md).
   const row = await db.transaction(async (trx) => {
@@ -252,11 +256,12 @@ export async function getContact(db: Db, teamId: string, id: string): Promise<Co
 }
 
 /**
- * PATCH /v1/contacts/{id}: any field; `null` clears one. `properties` are merged key by key (a
- * `null` value removes the key), which is what `set_contact_property` does.
+ * PATCH /v1/contacts/{id}: any field; `null` clears one. `properties`, and any other key (an
+ * additional property, as on create), are merged key by key (a `null` value removes the key),
+ * which is what `set_contact_property` does.
  */
 export const contactUpdateSchema = z
-  .strictObject({
+  .object({
     name: contactFieldsSchema.shape.name.nullable(),
     email: contactFieldsSchema.shape.email.nullable(),
     phone: contactFieldsSchema.shape.phone.nullable(),
@@ -271,8 +276,10 @@ export const contactUpdateSchema = z
     lastContactAt: z.iso.datetime({ offset: true }).nullable().optional(),
   })
   .partial()
+  .catchall(propertyValueSchema)
   .superRefine(requireConsentState);
 export type ContactUpdate = z.infer<typeof contactUpdateSchema>;
+const UPDATE_FIELDS = new Set(Object.keys(contactUpdateSchema.shape));
 
 export async function updateContact(db: Db, teamId: string, id: string, input: ContactUpdate): Promise<ContactJson> {
   const changes: Record<string, unknown> = {};
@@ -288,11 +295,8 @@ export async function updateContact(db: Db, teamId: string, id: string, input: C
     changes.opted_out_at = input.optedOut ? db.raw('coalesce(opted_out_at, now())') : null;
   if (input.waitingOn !== undefined) changes.waiting_on = input.waitingOn;
   if (input.lastContactAt !== undefined) changes.last_contact_at = input.lastContactAt;
-  if (input.properties) {
-    const set = Object.fromEntries(Object.entries(input.properties).filter(([, v]) => v !== null));
-    const removed = Object.keys(input.properties).filter((k) => input.properties![k] === null);
-    changes.properties = db.raw('(properties || ?::jsonb) - ?::text[]', [JSON.stringify(set), removed]);
-  }
+  const properties = { ...additionalOf(input, UPDATE_FIELDS), ...input.properties };
+  if (Object.keys(properties).length) changes.properties = mergedProperties(db, 'properties', properties);
   try {
     // The change and its contact.updated event commit together (docs/EVENTS.md).
     return await db.transaction(async (trx) => {
@@ -302,7 +306,9 @@ export async function updateContact(db: Db, teamId: string, id: string, input: C
         .returning('*');
       if (!row) throw notFound('Contact');
       const contact = presentContact(row);
-      await recordEvent(trx, contactUpdatedEvent(teamId, contact, Object.keys(input)));
+      // An additional property is reported as a change of `properties`, where it is kept.
+      const changed = new Set(Object.keys(input).map((key) => (UPDATE_FIELDS.has(key) ? key : 'properties')));
+      await recordEvent(trx, contactUpdatedEvent(teamId, contact, [...changed]));
       return contact;
     });
   } catch (err) {
