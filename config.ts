@@ -36,6 +36,13 @@ const envSchema = z.object({
   TEMPORAL_UI_PORT: z.coerce.number().int().default(8233),
   /** How long a request waits on one Temporal call (connect included) before it answers 503 `temporal_unavailable`. */
   TEMPORAL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  /**
+   * How long a request waits on Postgres (a connection, a pool slot, one statement) before it
+   * answers 503 `database_unavailable`; the worker connects within it and, when a statement has
+   * waited this long, probes whether the server still answers (db/knex.ts › DatabaseDeadline).
+   * Below 5 s so that the answer, the request's own work included, arrives within 5 s.
+   */
+  DATABASE_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(4000),
   /** A prebuilt workflow bundle (scripts/bundle-workflows.ts); unset: bundled at worker start. */
   WORKFLOW_BUNDLE_PATH: z.string().optional(),
   /** Bearer token that may read the API's /metrics from anywhere; unset: loopback callers only. */

@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     dataDir: path.join(config.dataDir, 'pg'),
     port: config.EMBEDDED_PG_PORT,
   });
-  const db = createDb(pg.url, { max: 20 });
+  const db = createDb(pg.url, { max: 20 }, { kind: 'request', timeoutMs: config.DATABASE_REQUEST_TIMEOUT_MS });
   const running = await startServer(config, db);
   running.ctx.logger.info({ url: `${running.ctx.config.baseUrl}` }, 'API listening');
   const stop = async () => {

@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     dataDir: path.join(config.dataDir, 'pg'),
     port: config.EMBEDDED_PG_PORT,
   });
-  const db = createDb(pg.url, { max: 20 });
+  const db = createDb(pg.url, { max: 20 }, { kind: 'activity', timeoutMs: config.DATABASE_REQUEST_TIMEOUT_MS });
   // Any server (dev server, compose, cluster) gets the search attributes the workflows set.
   const admin = await waitForTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
   await ensureSearchAttributes(admin, config.TEMPORAL_NAMESPACE);

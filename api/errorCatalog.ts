@@ -289,7 +289,11 @@ export const errorCatalog: readonly ErrorEntry[] = [
   {
     status: 503,
     code: 'database_unavailable',
-    meaning: 'Postgres is down or refusing connections (`Retry-After: 5`), on the HTTP API and as an MCP tool error',
+    meaning:
+      'Postgres is down, refusing connections, frozen or slower than `DATABASE_REQUEST_TIMEOUT_MS` (4 s): answered ' +
+      'within that deadline, with `Retry-After: 5`, on the HTTP API, on MCP (an HTTP 503, or a tool error once ' +
+      'the call is authenticated) and on the OAuth endpoints (as `{ error, error_description }`). A write is ' +
+      'all or nothing; retry it with the same `Idempotency-Key`',
   },
 ];
 

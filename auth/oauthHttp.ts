@@ -1,7 +1,7 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/knex';
-import { AppError } from '../services/platform/errors';
+import { AppError, databaseUnavailable } from '../services/platform/errors';
 import { authenticateClient, OAuthClient } from '../services/identity/oauth/clients';
 import { invalidClient, OAuthProtocolError } from '../services/identity/oauth/errors';
 
@@ -29,6 +29,9 @@ export const oauthErrorHandler: ErrorRequestHandler = (err: unknown, req: Reques
   if (err instanceof OAuth2Server.OAuthError && err.name !== 'server_error')
     return sendOAuthError(res, err.code, err.name, err.message);
   if (err instanceof AppError) return sendOAuthError(res, err.status, err.code, err.message, err.headers);
+  // The library wraps what a model method threw (our database calls) in a ServerError's `inner`.
+  const dbDown = databaseUnavailable(err) ?? databaseUnavailable((err as { inner?: unknown } | null)?.inner);
+  if (dbDown) return sendOAuthError(res, dbDown.status, dbDown.code, dbDown.message, dbDown.headers);
   const parserError = err as { type?: string; status?: number; message?: string };
   if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
     return sendOAuthError(res, parserError.status, 'invalid_request', parserError.message ?? 'Malformed request');

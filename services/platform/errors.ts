@@ -85,6 +85,8 @@ const DB_UNAVAILABLE_CODES = new Set([
   'ENOTFOUND',
   '57P01',
   '57P02',
+  // statement_timeout: the statement outlived the request's deadline (DATABASE_REQUEST_TIMEOUT_MS)
+  '57014',
   '57P03',
   '08000',
   '08001',

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
-import { AppError } from './errors';
+import { AppError, databaseUnavailable } from './errors';
 
 export const idempotencyKeySchema = z.string().min(1).max(255);
 
@@ -117,6 +117,13 @@ async function executeAndStore(
   } catch (err) {
     if (err instanceof AppError && err.status < 500) {
       await complete(db, claim, { status: err.status, body: err.toBody(), headers: err.headers });
+    } else if (databaseUnavailable(err)) {
+      // Awaiting the release would hold the 503 as long again; if it fails too, the claim's lease
+      // expires and the retry claims the key then.
+      void db('idempotency_keys')
+        .where(claim)
+        .delete()
+        .catch(() => undefined);
     } else {
       await db('idempotency_keys').where(claim).delete();
     }
