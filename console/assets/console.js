@@ -402,19 +402,40 @@
       h('div', {}, h('label', { for: 'new-room-agent' }, 'Agent'), agentField),
       h('div', {}, h('button', { class: 'primary', type: 'submit' }, 'Open')),
     );
+    // Every stream key of the room stops opening it; its open streams end within seconds.
+    const revokeKeys = async (r, outcome) => {
+      const res = await api('DELETE', '/rooms/' + encodeURIComponent(r.id) + '/keys');
+      outcome.textContent = res.status === 200 ? ' revoked ' + count(res.body.revoked, 'key') : ' ' + errorText(res);
+    };
     const rooms = pagedList('Rooms', '/rooms', 25, (items) =>
       table(
-        ['Room', 'Agent', 'Last activity', 'Events'],
-        items.map((r) =>
-          h(
+        ['Room', 'Agent', 'Last activity', 'Events', 'Stream keys'],
+        items.map((r) => {
+          const outcome = h('span', { role: 'status' });
+          return h(
             'tr',
             { dataset: { id: r.id } },
             h('td', {}, h('a', { href: '/app/rooms/' + encodeURIComponent(r.id) }, r.name)),
             h('td', {}, names.get(r.agentId) || r.agentId),
             h('td', {}, when(r.lastActivityAt)),
             h('td', {}, String(r.lastEventId)),
-          ),
-        ),
+            h(
+              'td',
+              {},
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'danger',
+                  'aria-label': 'Revoke keys of ' + r.name,
+                  onclick: () => revokeKeys(r, outcome),
+                },
+                'Revoke keys',
+              ),
+              outcome,
+            ),
+          );
+        }),
         'No rooms yet.',
         'Rooms',
       ),
@@ -590,8 +611,14 @@
           show(ev('muted', type));
       }
     };
-    const streamPath = new URL(opened.body.streamUrl).pathname + new URL(opened.body.streamUrl).search;
+    const pathOf = (url) => new URL(url).pathname + new URL(url).search;
+    let streamPath = pathOf(opened.body.streamUrl);
     let source;
+    // A key that expired or was revoked: the page asks for a fresh one (it is the team's own console).
+    const freshKey = async () => {
+      const again = await api('POST', '/rooms', { roomId: room.id }).catch(() => null);
+      if (again && (again.status === 200 || again.status === 201)) streamPath = pathOf(again.body.streamUrl);
+    };
     const connect = () => {
       // EventSource resends Last-Event-ID itself; a source the browser gave up on is replaced with lastEventId in the query.
       source = new EventSource(last ? streamPath + '&lastEventId=' + last : streamPath);
@@ -604,8 +631,22 @@
         state.textContent = 'reconnecting';
         reconnects += 1;
         document.getElementById('reconnects').textContent = String(reconnects);
-        if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+        if (source.readyState === EventSource.CLOSED) setTimeout(() => freshKey().then(connect), 2000);
       };
+      // Events the team's retention purged: one line, and the count moves past them.
+      source.addEventListener('gap', (e) => {
+        const data = JSON.parse(e.data);
+        last = Number(e.lastEventId);
+        document.getElementById('last-event').textContent = String(last);
+        show(h('div', { class: 'event muted gap' }, 'Events ' + data.from + '–' + data.to + ' are no longer kept'));
+      });
+      // The key stopped opening the stream: reconnect with a fresh one.
+      source.addEventListener('closed', () => {
+        source.close();
+        state.className = 'badge reconnecting';
+        state.textContent = 'reconnecting';
+        freshKey().then(connect);
+      });
       // Every type services/rooms/roomEvents.ts defines (the page's vocabulary): one the switch above
       // does not draw yet still counts and shows as a line, so the event count stays the room's.
       for (const type of vocabulary.roomEvents)

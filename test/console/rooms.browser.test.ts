@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
 import { apiClient, ApiClient, newTeam, sleep, startTestApi, testDb, TestTeam } from '../support/helpers';
+import { readStream } from '../support/sse';
 import {
   DESKTOP,
   expectPageIsClean,
@@ -121,6 +122,28 @@ describe('console: rooms and their live stream', () => {
     await page.goto(`${server.url}/app/rooms/${theirs.room.id}`);
     expect(await textWhen(page.getByRole('alert'), /not found/)).toBe('Room not found.');
     expect(await page.locator('#stream').count()).toBe(0);
+  });
+
+  it('Revoke keys on the Rooms page ends the room’s open streams; the room page carries on with a fresh key', async () => {
+    const opened = (await api.post('/rooms', { name: 'revocable' })).body;
+    const { page: roomPage } = await browser.signedIn(`/app/rooms/${opened.room.id}`, DESKTOP);
+    await textWhen(roomPage.locator('#stream-state'), /live/);
+    const outside = readStream(opened.streamUrl, { timeoutMs: 15_000 });
+    await sleep(300);
+
+    const { page, complaints } = await browser.signedIn('/app/rooms', DESKTOP);
+    const row = page.locator('tr', { hasText: 'revocable' });
+    await row.getByRole('button', { name: 'Revoke keys' }).click();
+    expect(await textWhen(row.getByRole('status'), /revoked/)).toBe(' revoked 2 keys');
+    await expectPageIsClean(page, complaints, 'console-13-rooms-revoke-keys');
+    const ended = await outside;
+    expect(ended.events.at(-1)).toMatchObject({ type: 'closed', data: { reason: 'key_revoked' } });
+    expect((await readStream(opened.streamUrl, { timeoutMs: 5_000 })).status).toBe(401);
+
+    // The room page's own stream ended too: it took a fresh key and follows the room again.
+    await textWhen(roomPage.locator('#stream-state'), /live/);
+    await send(roomPage, 'After the revocation');
+    await textWhen(roomPage.locator('#stream'), /You: After the revocation/);
   });
 
   it('follows the stream through a restart of the API: the events written meanwhile arrive once, after Last-Event-ID', async () => {
