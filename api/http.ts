@@ -6,6 +6,7 @@ import type { AppContext } from '../services/platform/context';
 import { authOf } from './auth';
 import { parseOrThrow } from '../services/platform/errors';
 import { idempotencyKeySchema, runIdempotent, StoredResponse } from '../services/platform/idempotency';
+import { isErrorBody, sendError } from './problemJson';
 
 /**
  * A JSON body parser whose every failure is answered in the error envelope: a body that is not
@@ -83,7 +84,9 @@ export async function respondIdempotently(
     : await execute();
   for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
   if ('replayed' in response && response.replayed) res.setHeader('Idempotent-Replayed', 'true');
-  res.status(response.status).json(response.body);
+  // A replayed refusal is answered as the error handler answers the first one.
+  if (isErrorBody(response.status, response.body)) sendError(req, res, response.status, response.body);
+  else res.status(response.status).json(response.body);
 }
 
 export const notFoundRoute: RequestHandler = (req) => {
@@ -96,7 +99,10 @@ interface BodyParserError extends Error {
   limit?: number;
 }
 
-/** Every error leaves as `{ error: { code, message, details? } }`; unexpected ones as a logged 500. */
+/**
+ * Every error leaves as `{ error: { code, message, details? } }`, or as problem+json when the
+ * client's Accept prefers it (api/problemJson.ts); unexpected ones as a logged 500.
+ */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
   let appError: AppError;
   const parserError = err as BodyParserError;
@@ -126,5 +132,5 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req: Request, re
     appError = new AppError(500, 'internal_error', 'Something went wrong on our side; the request can be retried');
   }
   for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
-  res.status(appError.status).json(appError.toBody());
+  sendError(req, res, appError.status, appError.toBody());
 };

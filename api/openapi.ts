@@ -2,12 +2,20 @@ import { OpenApiGeneratorV31, OpenAPIRegistry, ResponseConfig } from '@asteasolu
 import { z } from 'zod';
 import { errorBodySchema } from '../services/platform/errors';
 import { codesWithStatus } from './errorCatalog';
+import { PROBLEM_JSON, problemSchema } from './problemJson';
 import type { Route } from './routeTable';
 
 /** The shared error body, one component every error response refers to (zod's registry holds its id once per process). */
 const errorBody = errorBodySchema.meta({
   id: 'Error',
   description: 'The error envelope of every failure: { error: { code, message, details? } }',
+});
+/** The same error as RFC 9457 problem details, for a client whose Accept prefers application/problem+json. */
+const problemBody = problemSchema.meta({
+  id: 'Problem',
+  description:
+    'The error as application/problem+json (RFC 9457), answered when Accept prefers it: type, title, status, ' +
+    'detail (the message), instance, and the code and details as extension members',
 });
 
 /**
@@ -89,7 +97,7 @@ export function buildOpenApiDocument(routes: Route[], baseUrl: string, authUrl: 
         );
       responses[status] = {
         description: codes.map((c) => `\`${c}\``).join(', '),
-        content: { 'application/json': { schema: errorBody } },
+        content: { 'application/json': { schema: errorBody }, [PROBLEM_JSON]: { schema: problemBody } },
       };
     }
     const body = route.body;
@@ -137,8 +145,9 @@ export function buildOpenApiDocument(routes: Route[], baseUrl: string, authUrl: 
       title: 'Team Agent Platform API',
       version: '1.0.0',
       description:
-        'The HTTP API under /v1. Every error is `{ "error": { "code", "message", "details"? } }`; the codes ' +
-        'and when each is answered are in docs/API.md.',
+        'The HTTP API under /v1. Every error is `{ "error": { "code", "message", "details"? } }`, or, with ' +
+        '`Accept: application/problem+json`, RFC 9457 problem details carrying the same code and details; ' +
+        'the codes and when each is answered are in docs/API.md.',
     },
     servers: [{ url: baseUrl }],
   });
