@@ -18,8 +18,10 @@
  *      BENCH_ENROLLMENTS_LARGE more once, alone;
  *  (j) outbound webhook fan-out of BENCH_WEBHOOK_EVENTS events to a receiver answering in 50 ms vs. a plain
  *      script that signs and POSTs the same events 50 in flight.
+ *  (k) a BENCH_ROOM_EVENTS-event room replayed to BENCH_ROOM_READERS slow SSE readers at once for
+ *      BENCH_ROOM_READ_SECONDS: the API's RSS before, at peak and after; a live room's event latency idle and meanwhile.
  * Options (env): BENCH_SECONDS (default 10), BENCH_WARMUP (3: unmeasured seconds of each side of (a) and (f) first; (b) warms up on BENCH_JOBS / 6), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
- * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_CAMPAIGN_TRANSPORTS (smtp,http), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_ENROLLMENTS_LARGE (unset: no large run; e.g. 100000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e"),
+ * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_CAMPAIGN_TRANSPORTS (smtp,http), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_ENROLLMENTS_LARGE (unset: no large run; e.g. 100000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ROOM_EVENTS (100000), BENCH_ROOM_READERS (200), BENCH_ROOM_READ_SECONDS (30), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e"),
  * BENCH_PG_STATEMENTS=1 (Postgres loads pg_stat_statements; (a), (b), (f) and (g) print the product side's top statements),
  * BENCH_TASK_QUEUE_PARTITIONS (unset: the dev server writes new tasks to 1 partition of each task queue; 4 is Temporal's default).
  * (a), (b) and (f) print the CPU each process spent per unit of work on each side (bench/procStats.ts).
@@ -44,6 +46,7 @@ import {
 import { startDevServer } from '../temporal/devServer';
 import { benchCampaigns, benchSegments } from './campaigns';
 import { benchAgentStream } from './agentStream';
+import { benchRoomReplay } from './roomReplay';
 import { benchMemories } from './memories';
 import { benchWebhookFanOut } from './webhooks';
 import { benchAutomations } from './automations';
@@ -73,6 +76,9 @@ const CAMPAIGN_TRANSPORTS = (process.env.BENCH_CAMPAIGN_TRANSPORTS ?? 'smtp,http
 const SEGMENT_CONTACTS = Number(process.env.BENCH_SEGMENT_CONTACTS ?? 1_000_000);
 const MEMORIES = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const AGENT_SAMPLES = Number(process.env.BENCH_AGENT_SAMPLES ?? 60);
+const ROOM_EVENTS = Number(process.env.BENCH_ROOM_EVENTS ?? 100_000);
+const ROOM_READERS = Number(process.env.BENCH_ROOM_READERS ?? 200);
+const ROOM_READ_SECONDS = Number(process.env.BENCH_ROOM_READ_SECONDS ?? 30);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const ENROLLMENTS = Number(process.env.BENCH_ENROLLMENTS ?? 10_000);
 const ENROLLMENTS_LARGE = Number(process.env.BENCH_ENROLLMENTS_LARGE ?? 0);
@@ -642,6 +648,20 @@ async function main(): Promise<void> {
           baseUrl: jobsApi.baseUrl,
           team: await benchTeam(db, 'bench-j'),
           events: WEBHOOK_EVENTS,
+          log,
+        }),
+      );
+
+    if (await settledFirst('k'))
+      report(
+        await benchRoomReplay({
+          db,
+          baseUrl: jobsApi.baseUrl,
+          apiPid: jobsApi.child.pid!,
+          team: await benchTeam(db, 'bench-k'),
+          events: ROOM_EVENTS,
+          readers: ROOM_READERS,
+          readSeconds: ROOM_READ_SECONDS,
           log,
         }),
       );
