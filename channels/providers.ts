@@ -112,10 +112,9 @@ export function smtpMessageId(idempotencyKey: string, domain: string): string {
 }
 
 function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider {
-  // nodemailer turns TCP_NODELAY on for every socket it opens (pooled ones too): without it each
-  // message would wait out the server's delayed ACK. The pool lives on the SMTP sender thread.
+  // Every socket has TCP_NODELAY (channels/smtpWire.js): without it each message would wait out
+  // the server's delayed ACK. The pool lives on the SMTP sender thread.
   const pool = openSmtpPool({
-    pool: true,
     maxConnections: config.maxConnections,
     maxMessages: config.maxMessages,
     host: config.host,

@@ -1,8 +1,22 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type SMTPPool from 'nodemailer/lib/smtp-pool';
+/** The settings of a pool of SMTP connections (channels/smtpWire.js; plain data: they cross to the thread). */
+export interface SmtpPoolOptions {
+  host: string;
+  port: number;
+  /** TLS from the start (port 465); otherwise STARTTLS when the server offers it. */
+  secure: boolean;
+  auth?: { user: string; pass?: string };
+  maxConnections: number;
+  /** Messages per connection before it is closed and another opened. */
+  maxMessages: number;
+  connectionTimeout: number;
+  greetingTimeout: number;
+  /** An idle or silent connection is closed after this long. */
+  socketTimeout: number;
+}
 
-/** What nodemailer's sendMail takes, as far as our messages use it (plain data: it crosses to the thread). */
+/** A message as the thread composes it (plain data: it crosses to the thread). */
 export interface SmtpMail {
   from?: string;
   to: string;
@@ -107,7 +121,7 @@ class SmtpThread {
     });
   }
 
-  open(options: SMTPPool.Options): SmtpPoolHandle {
+  open(options: SmtpPoolOptions): SmtpPoolHandle {
     // The transport lives on the thread: a thread that died took it along, so the next send opens it again.
     let opened: { worker: Worker; pool: number; ready: Promise<Reply> } | undefined;
     const poolOnLiveThread = () => {
@@ -149,8 +163,8 @@ export interface SmtpPoolHandle {
 
 const smtpThread = new SmtpThread();
 
-/** A pooled SMTP transport (nodemailer's `pool: true`) on this process's sender thread. */
-export const openSmtpPool = (options: SMTPPool.Options): SmtpPoolHandle => smtpThread.open(options);
+/** A pool of pipelining SMTP connections on this process's sender thread. */
+export const openSmtpPool = (options: SmtpPoolOptions): SmtpPoolHandle => smtpThread.open(options);
 
 /** Ends this process's sender thread: sends in flight fail as retryable; later sends start a new one. */
 export const stopSmtpThread = (): Promise<void> => smtpThread.stop();

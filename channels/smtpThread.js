@@ -1,14 +1,15 @@
 // The SMTP sender thread (channels/smtpSender.ts starts it). Plain CommonJS so it loads the same
-// under tsx, jest and the workflow-free bundle: it needs nothing but nodemailer.
+// under tsx, jest and the workflow-free bundle.
 //
-// Why a thread: nodemailer builds every message through a chain of streams, promises and ticks.
-// On the worker's main thread each of those pays for the async-context propagation that the
-// Temporal activity context (AsyncLocalStorage) turns on, and for collections of a heap that holds
-// the SDK; here it pays for neither, and the main thread records chunks meanwhile.
+// Why a thread: composing and writing messages off the worker's main thread pays neither for the
+// async-context propagation that the Temporal activity context (AsyncLocalStorage) turns on, nor
+// for collections of a heap that holds the SDK, and the main thread records chunks meanwhile.
+// The transports are channels/smtpWire.js: pipelining connections and messages composed as one
+// string (nodemailer's streams cost several times the CPU per message; docs/BENCHMARKS.md run 36).
 const { parentPort } = require('node:worker_threads');
-const nodemailer = require('nodemailer');
+const { SmtpWirePool } = require('./smtpWire');
 
-/** @type {Map<number, import('nodemailer').Transporter>} */
+/** @type {Map<number, SmtpWirePool>} */
 const transports = new Map();
 
 // Replies go back in batches, one postMessage per turn of the loop rather than per message.
@@ -30,7 +31,7 @@ parentPort.on('message', (batch) => {
 function handle(msg) {
   switch (msg.op) {
     case 'open':
-      transports.set(msg.pool, nodemailer.createTransport(msg.options));
+      transports.set(msg.pool, new SmtpWirePool(msg.options));
       // The main thread waits for this before a paced send takes its first slot.
       reply({ id: msg.id, ok: true });
       return;
@@ -40,8 +41,8 @@ function handle(msg) {
         reply({ id: msg.id, ok: false, message: 'the SMTP pool is closed' });
         return;
       }
-      transport.sendMail(msg.mail).then(
-        (info) => reply({ id: msg.id, ok: true, messageId: info.messageId }),
+      transport.send(msg.mail).then(
+        (messageId) => reply({ id: msg.id, ok: true, messageId }),
         (err) =>
           reply({
             id: msg.id,
