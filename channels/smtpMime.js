@@ -59,7 +59,8 @@ function quotedPrintable(text) {
 /** A body part: as it is (7bit) when ASCII with short lines, else quoted-printable. */
 function bodyPart(contentType, text) {
   const crlf = text.replace(/\r?\n/g, '\r\n');
-  const plain = /^[\x00-\x7f]*$/.test(crlf) && crlf.split('\r\n').every((line) => line.length <= 76);
+  // 7bit: printable ASCII, tabs and line breaks only, in lines of at most 76.
+  const plain = !/[^\t\r\n\x20-\x7e]/.test(crlf) && crlf.split('\r\n').every((line) => line.length <= 76);
   return (
     `Content-Type: ${contentType}; charset=utf-8\r\n` +
     `Content-Transfer-Encoding: ${plain ? '7bit' : 'quoted-printable'}\r\n\r\n` +

@@ -201,7 +201,7 @@ class Connection {
         : await this.stepwise(job);
       const expected = [250, 250, 354];
       const refused = replies.find((r, i) => r.code !== expected[i] && !(i === 1 && r.code === 251));
-      let next = null;
+      let next;
       if (refused) {
         // The DATA was accepted anyway (a server that defers its verdict): end it empty, then reset.
         if (replies[2]?.code === 354) {
