@@ -20,7 +20,14 @@ export type RouteAccess = 'read' | 'write' | 'user:read' | 'user:write' | 'platf
  * a signed-link form answers a person with a page rather than the JSON envelope.
  */
 export type RequestBody =
-  | { kind: 'json'; schema: z.ZodType; optional?: boolean; limit?: 'BODY_LIMIT' | 'JOB_BODY_LIMIT' }
+  | {
+      kind: 'json';
+      schema: z.ZodType;
+      optional?: boolean;
+      limit?: 'BODY_LIMIT' | 'JOB_BODY_LIMIT';
+      /** Runs on the object before `schema`: a refusal more telling than the schema's (an unknown job type). */
+      precheck?: (body: Record<string, unknown>) => void;
+    }
   | { kind: 'multipart'; schema: z.ZodType; receive: (ctx: AppContext) => RequestHandler }
   | { kind: 'raw'; schema: z.ZodType; contentType: string; limit: string }
   | { kind: 'form'; schema: z.ZodType; limit: string };
@@ -156,7 +163,9 @@ function bodyParsers(ctx: AppContext, body: RequestBody | undefined): RequestHan
 function parsedBody(req: Request, body: RequestBody | undefined): unknown {
   if (body?.kind === 'json') {
     if (body.optional && req.body === undefined) return parseOrThrow(body.schema, {}, 'body');
-    return parseOrThrow(body.schema, requireObjectBody(req), 'body');
+    const object = requireObjectBody(req);
+    body.precheck?.(object);
+    return parseOrThrow(body.schema, object, 'body');
   }
   if (body?.kind === 'raw') return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   return req.body;

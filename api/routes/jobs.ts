@@ -2,14 +2,13 @@ import { z } from 'zod';
 import type { AppContext } from '../../services/platform/context';
 import {
   createJob,
-  createJobSchema,
   getJob,
   jobAcceptedSchema,
   jobListQuerySchema,
   jobSchema,
   listJobs,
 } from '../../services/jobs/jobs';
-import { jobTypeNames } from '../../services/jobs/jobTypes';
+import { jobRequestSchema, jobTypeNames, requireJobType } from '../../services/jobs/jobTypes';
 import { pageSchema } from '../../services/platform/pagination';
 import { authOf } from '../auth';
 import { idempotencyHeaderSchema, respondIdempotently } from '../http';
@@ -26,9 +25,18 @@ export function jobsRoutes(ctx: AppContext): Route[] {
       summary: `Start a job (types: ${jobTypeNames.join(', ')})`,
       description:
         'With an `Idempotency-Key`, a repeat of the same body answers the first response again ' +
-        '(`Idempotent-Replayed: true`). The body may be up to `JOB_BODY_LIMIT` (64 MB).',
+        '(`Idempotent-Replayed: true`). The body may be up to `JOB_BODY_LIMIT` (64 MB). `input` is the ' +
+        "type's own (one schema per type, keyed by `type`); an unknown type is 400 with `details.knownTypes`.",
       headers: idempotencyHeaderSchema,
-      body: { kind: 'json', schema: createJobSchema, limit: 'JOB_BODY_LIMIT' },
+      body: {
+        kind: 'json',
+        schema: jobRequestSchema,
+        limit: 'JOB_BODY_LIMIT',
+        // An unknown type answers the known ones, not the union's bare "no matching variant".
+        precheck: (body: Record<string, unknown>) => {
+          if (typeof body.type === 'string') requireJobType(body.type);
+        },
+      },
       responses: { 202: json(jobAcceptedSchema, 'Accepted; poll statusUrl', locationHeader) },
       errors: [409, 503],
       handler: async ({ req, res, body }) => {

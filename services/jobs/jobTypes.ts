@@ -9,18 +9,29 @@ export const MAX_IMPORT_ROWS = 1_000_000;
 
 const importInputSchema = z
   .object({
-    /** Contact objects (name, email, phone, company, title, location, tags, properties). */
-    rows: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_IMPORT_ROWS).optional(),
-    /** CSV text with a header row naming the same fields; other columns become custom properties. */
-    csv: z.string().min(1).optional(),
+    rows: z
+      .array(z.record(z.string(), z.unknown()))
+      .min(1)
+      .max(MAX_IMPORT_ROWS)
+      .optional()
+      .describe('Contact objects (name, email, phone, company, title, location, tags, properties, consent)'),
+    csv: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('CSV text with a header row naming the same fields; other columns become custom properties'),
   })
   .strict()
   .refine((i) => (i.rows === undefined) !== (i.csv === undefined), { message: 'give exactly one of rows or csv' });
 
 const exportInputSchema = z
   .object({
-    /** Only contacts having any of these tags; omitted: every contact. */
-    tags: z.array(z.string().min(1)).min(1).max(100).optional(),
+    tags: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Only contacts having any of these tags; omitted: every contact'),
   })
   .strict();
 
@@ -121,14 +132,37 @@ export function isJobType(type: string): type is JobType {
   return Object.prototype.hasOwnProperty.call(jobTypes, type);
 }
 
-/** Validates a job's type and input, returning what is stored for the workflow's activities. */
-export async function prepareJobInput(db: Db, teamId: string, type: string, input: unknown): Promise<PreparedJobInput> {
+/** A job type's name is one of the registry's, else 400 `validation_error` listing them (`details.knownTypes`). */
+export function requireJobType(type: string): asserts type is JobType {
   if (!isJobType(type)) {
     throw new AppError(400, 'validation_error', `Unknown job type "${type}"; known types: ${jobTypeNames.join(', ')}`, {
       issues: [{ path: 'type', message: 'unknown job type', code: 'invalid_value' }],
       knownTypes: jobTypeNames,
     });
   }
+}
+
+/**
+ * The body of `POST /v1/jobs`: one variant per job type, `type` its literal and `input` its schema
+ * (required when the type needs some), so the route validates by the schema OpenAPI documents as a
+ * oneOf with a discriminator on `type`. Each variant is a component (`ContactsImportJob`, …).
+ */
+export const jobRequestSchema = z.discriminatedUnion(
+  'type',
+  jobTypeNames.map((type) => {
+    const definition: JobTypeDefinition = jobTypes[type];
+    const input = definition.schema.safeParse({}).success ? definition.schema.optional() : definition.schema;
+    const id = `${type.replace(/(^|\.)([a-z])/g, (_m, _dot, c: string) => c.toUpperCase())}Job`;
+    return z
+      .object({ type: z.literal(type), input: input.describe(`The input of a ${type} job`) })
+      .meta({ id, description: definition.description });
+  }) as [JobRequestVariant, ...JobRequestVariant[]],
+);
+type JobRequestVariant = z.ZodObject<{ type: z.ZodLiteral<JobType>; input: z.ZodType }>;
+
+/** Validates a job's type and input, returning what is stored for the workflow's activities. */
+export async function prepareJobInput(db: Db, teamId: string, type: string, input: unknown): Promise<PreparedJobInput> {
+  requireJobType(type);
   const definition: JobTypeDefinition = jobTypes[type];
   const parsed = parseOrThrow(definition.schema, input ?? {}, `input for ${type}`);
   return definition.prepare(db, teamId, parsed);
