@@ -101,6 +101,15 @@ const envSchema = z.object({
   SECRETS_KEY: z.string().optional(),
   /** The domain of the agents' receive-only mailboxes ({inbox_domain}); never a sender. */
   INBOX_DOMAIN: z.string().default('inbox.localhost'),
+  /** The inbound SMTP listener of those mailboxes (inbox.ts, docs/INBOX.md); 0: any free port. */
+  INBOX_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
+  INBOX_SMTP_HOST: z.string().default('0.0.0.0'),
+  /** Largest inbound message, bytes (advertised as SIZE; larger is refused with 552). */
+  INBOX_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
   /** Largest media upload, bytes. */
   MEDIA_MAX_BYTES: z.coerce
     .number()

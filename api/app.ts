@@ -15,6 +15,7 @@ import { defineRoute, json, registerRoutes, Route } from './routeTable';
 import { adminRoutes } from './routes/admin';
 import { agentsRoutes } from './routes/agents';
 import { agentKnowledgeRoutes } from './routes/agentKnowledge';
+import { agentInboxRoutes } from './routes/agentInbox';
 import { roomsRoutes } from './routes/rooms';
 import { apiTokensRoutes } from './routes/apiTokens';
 import { appsRoutes } from './routes/apps';
@@ -42,6 +43,7 @@ export function apiRoutes(ctx: AppContext): Route[] {
     ...searchRoutes(ctx),
     ...agentsRoutes(ctx),
     ...agentKnowledgeRoutes(ctx),
+    ...agentInboxRoutes(ctx),
     ...roomsRoutes(ctx),
     ...appsRoutes(ctx),
     ...contactsRoutes(ctx),

@@ -43,6 +43,7 @@ import { roomTools } from './roomTools';
 import { warpTools } from './warpTools';
 import { hookTools } from './hookTools';
 import { automationTools } from './automationTools';
+import { inboxTools } from './inboxTools';
 import { searchTool, teamTools } from './teamTools';
 import { studioTools } from './studioTools';
 import { createPrivateAppTool } from './privateAppTools';
@@ -413,6 +414,7 @@ export const TOOLS: Tool[] = [
   ...studioTools,
   createPrivateAppTool,
   ...agentKnowledgeTools,
+  ...inboxTools,
   ...artifactTools,
   ...campaignTools,
   ...contactTools,

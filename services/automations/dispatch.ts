@@ -35,9 +35,12 @@ export function contactsOfEvent(event: { type: string; data: unknown }): string[
   const data = (event.data ?? {}) as {
     contact?: { id?: unknown };
     deliveries?: { contactId?: unknown }[];
+    contactId?: unknown;
   };
   if (event.type === 'contact.created' || event.type === 'contact.updated')
     return typeof data.contact?.id === 'string' ? [data.contact.id] : [];
+  // Mail to an agent's inbox names the team's contact whose address sent it, if there is one.
+  if (event.type === 'email.received') return typeof data.contactId === 'string' ? [data.contactId] : [];
   if (event.type === 'artifact.sent' && Array.isArray(data.deliveries))
     return [...new Set(data.deliveries.map((d) => d?.contactId).filter((id): id is string => typeof id === 'string'))];
   return [];

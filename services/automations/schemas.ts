@@ -9,7 +9,7 @@ import { durationSchema } from '../warps/duration';
 /** An automation: its trigger, its versioned steps, and the JSON its enrollments are shown as (docs/AUTOMATIONS.md). */
 
 /** The platform events that name a contact (docs/EVENTS.md): what an event trigger or a waitForEvent listens to. */
-export const CONTACT_EVENTS = ['contact.created', 'contact.updated', 'artifact.sent'] as const;
+export const CONTACT_EVENTS = ['contact.created', 'contact.updated', 'artifact.sent', 'email.received'] as const;
 export const contactEventSchema = z.enum(CONTACT_EVENTS);
 
 /** The fields an inbound payload may be mapped to: the contact to find or create (svc-automation-enroll's inputs). */

@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'agent.message',
   'user.message',
   'agent.action',
+  'email.received',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 export const eventTypeSchema = z.enum(EVENT_TYPES);

@@ -16,8 +16,8 @@ import { mappingSchema } from './mapping';
  * at once (internal, inbound), or one URL the agent's output events are POSTed to (web).
  */
 
-/** The agent output events a web hook can send (room turns record them; services/rooms). */
-export const WEB_HOOK_EVENTS = ['agent.action', 'agent.message', 'user.message'] as const;
+/** The agent's own events a web hook can send: its turns' output (services/rooms) and its inbox mail. */
+export const WEB_HOOK_EVENTS = ['agent.action', 'agent.message', 'user.message', 'email.received'] as const;
 
 export const INBOUND_SOURCE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 

@@ -28,7 +28,8 @@ export function newId(
     | 'pa'
     | 'pay'
     | 'au'
-    | 'enr',
+    | 'enr'
+    | 'inm',
 ): string {
   return newIds(prefix, 1)[0];
 }

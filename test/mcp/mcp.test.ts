@@ -37,6 +37,8 @@ const AGENT_KNOWLEDGE_TOOLS = [
   'update_memory',
   'update_skill',
 ];
+/** The agent's receive-only mailbox (docs/INBOX.md). */
+const INBOX_TOOLS = ['get_inbox_message', 'list_inbox_messages'];
 /** Talking to the agent: prompt_agent and the rooms its conversations live in. */
 const ROOM_TOOLS = ['get_room_messages', 'list_room_keys', 'list_rooms', 'prompt_agent', 'revoke_room_keys'];
 /** Warps (issue 16 § 1): execute, and the team's private warps. */
@@ -48,6 +50,7 @@ const STUDIO_TOOLS = ['studio_export', 'studio_produce', 'studio_send', 'studio_
 const CORE_TOOLS = [
   ...PLATFORM_CORE_TOOLS,
   ...AGENT_KNOWLEDGE_TOOLS,
+  ...INBOX_TOOLS,
   ...ROOM_TOOLS,
   ...WARP_TOOLS,
   ...TEAM_TOOLS,
