@@ -90,6 +90,16 @@ const envSchema = z.object({
   LOGIN_LIMIT_PER_ADDRESS: windowSetting.prefault('50/3600'),
   /** Dynamic client registrations per client address. */
   REGISTRATION_LIMIT: windowSetting.prefault('30/600'),
+  /** Sign-up form submissions per client address (all forms), and per form (all addresses): docs/FORMS.md. */
+  FORM_LIMIT_PER_ADDRESS: windowSetting.prefault('20/600'),
+  FORM_LIMIT_PER_FORM: windowSetting.prefault('300/600'),
+  /** How long a form's double opt-in confirmation link works. */
+  FORM_CONFIRMATION_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 30)
+    .default(72),
   OAUTH_ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).default(3600),
   OAUTH_REFRESH_TOKEN_TTL: z.coerce
     .number()

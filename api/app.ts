@@ -35,6 +35,8 @@ import { webhookEndpointsRoutes } from './routes/webhookEndpoints';
 import { hooksRoutes } from './routes/hooks';
 import { agentHooksRoutes } from './routes/agentHooks';
 import { automationsRoutes } from './routes/automations';
+import { formsRoutes } from './routes/forms';
+import { formPagesRouter } from './formPages';
 
 /** The route table of /v1: every operation, declared once; Express runs it and the OpenAPI document describes it. */
 export function apiRoutes(ctx: AppContext): Route[] {
@@ -59,6 +61,7 @@ export function apiRoutes(ctx: AppContext): Route[] {
     ...hooksRoutes(ctx),
     ...agentHooksRoutes(ctx),
     ...automationsRoutes(ctx),
+    ...formsRoutes(ctx),
     ...unsubscribeRoutes(ctx),
     ...mediaRoutes(ctx),
     ...adminRoutes(ctx),
@@ -139,6 +142,8 @@ export function createApp(ctx: AppContext): Express {
   app.use(authRouter(ctx));
   app.use(mcpRouter(ctx));
   app.use(roomStreamRouter(ctx));
+  // The Forms app's public sign-up pages at {site_url}/forms.
+  app.use(formPagesRouter(ctx));
   // The web console: its pages, and the same /v1 router under /app/api with the person's session.
   app.use(consoleRouter(ctx, v1));
   app.use(docsRouter(`${new URL(ctx.config.baseUrl).pathname}/openapi.json`));

@@ -43,6 +43,7 @@ import { roomTools } from './roomTools';
 import { warpTools } from './warpTools';
 import { hookTools } from './hookTools';
 import { automationTools } from './automationTools';
+import { formTools } from './formTools';
 import { inboxTools } from './inboxTools';
 import { searchTool, teamTools } from './teamTools';
 import { studioTools } from './studioTools';
@@ -420,6 +421,7 @@ export const TOOLS: Tool[] = [
   ...contactTools,
   ...hookTools,
   ...automationTools,
+  ...formTools,
 ];
 
 /** The tools a connection sees: the core ones and those of the installed apps (or of one app, at /mcp/apps/{slug}). */

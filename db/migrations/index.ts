@@ -25,6 +25,7 @@ import * as creditShards from './023_credit_shards';
 import * as automationCohorts from './024_automation_cohorts';
 import * as roomKeyRevocation from './025_room_key_revocation';
 import * as agentProperties from './026_agent_properties';
+import * as forms from './028_forms';
 import * as agentInbox from './027_agent_inbox';
 
 /**
@@ -58,6 +59,7 @@ const migrations: Record<string, Knex.Migration> = {
   '024_automation_cohorts': automationCohorts,
   '025_room_key_revocation': roomKeyRevocation,
   '026_agent_properties': agentProperties,
+  '028_forms': forms,
   '027_agent_inbox': agentInbox,
 };
 

@@ -28,6 +28,12 @@ export const APPS = {
       'Journeys per contact: a trigger (an inbound webhook source, a platform event, a segment entry) and steps ' +
       '(wait, wait for an event, send, run a warp, branch, exit).',
   },
+  forms: {
+    name: 'Forms',
+    description:
+      'Hosted sign-up forms: a page at {site_url}/forms/{id} that creates or updates the contact, adds tags and ' +
+      'asks for marketing consent, with double opt-in by email.',
+  },
 } as const;
 
 export const appSlugSchema = z.enum(Object.keys(APPS) as [keyof typeof APPS, ...(keyof typeof APPS)[]]);

@@ -6,8 +6,8 @@ import type { SendingIntegration } from '../agents/integrations';
 import { ErrorBody, errorBody, errorBodySchema } from '../platform/errors';
 import { newTimeOrderedIds } from '../platform/ids';
 
-/** What a message was sent for: a campaign recipient, a campaign's test send, an artifact delivery, a journey's send step. */
-export const outboundSourceKindSchema = z.enum(['campaign', 'campaign_test', 'delivery', 'automation']);
+/** What a message was sent for: a campaign recipient, a campaign's test send, an artifact delivery, a journey's send step, a form's confirmation link. */
+export const outboundSourceKindSchema = z.enum(['campaign', 'campaign_test', 'delivery', 'automation', 'form']);
 
 /** One provider call's outcome, as every send path records it. */
 export const outboundMessageInputSchema = z.object({

@@ -29,6 +29,8 @@ export function newId(
     | 'pay'
     | 'au'
     | 'enr'
+    | 'frm'
+    | 'fsb'
     | 'inm',
 ): string {
   return newIds(prefix, 1)[0];

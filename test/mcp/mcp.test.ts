@@ -84,6 +84,8 @@ const AUTOMATION_TOOLS = [
   'update_automation_steps',
 ];
 
+const FORM_TOOLS = ['create_form', 'delete_form', 'get_form', 'list_form_submissions', 'list_forms', 'update_form'];
+
 describe('MCP', () => {
   const suite = useProviderSuite('mcp', { MCP_CREDITS: JSON.stringify({ free: 50, pro: 100_000 }) });
   let mcp: Client;
@@ -169,6 +171,7 @@ describe('MCP', () => {
       ['contacts', false],
       ['board', false],
       ['automations', false],
+      ['forms', false],
     ]);
   });
 
@@ -198,6 +201,10 @@ describe('MCP', () => {
       [...CORE_TOOLS, ...ARTIFACT_TOOLS, ...CAMPAIGN_TOOLS, ...AUTOMATION_TOOLS].sort(),
     );
     await suite.api.call('DELETE', '/apps/automations');
+    // Forms: the sign-up form tools.
+    await suite.api.call('PUT', '/apps/forms');
+    expect(await listedNames()).toEqual([...CORE_TOOLS, ...ARTIFACT_TOOLS, ...CAMPAIGN_TOOLS, ...FORM_TOOLS].sort());
+    await suite.api.call('DELETE', '/apps/forms');
     await installAll();
   });
 
