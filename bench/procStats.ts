@@ -107,11 +107,11 @@ export interface CpuSide {
   seconds: number;
 }
 
-/** A markdown table of CPU milliseconds per unit of work, per part, with the machine's busy share. */
-export function cpuPerUnitTable(unit: string, sides: CpuSide[]): string[] {
+/** A markdown table of CPU milliseconds per unit of work (to `digits` places), per part, with the machine's busy share. */
+export function cpuPerUnitTable(unit: string, sides: CpuSide[], digits = 1): string[] {
   const parts = Object.keys(sides[0].windows[0]).filter((part) => part !== 'machine');
   const sum = (side: CpuSide, part: string) => side.windows.reduce((total, w) => total + w[part], 0);
-  const perUnit = (side: CpuSide, part: string) => ((1000 * sum(side, part)) / side.units).toFixed(1);
+  const perUnit = (side: CpuSide, part: string) => ((1000 * sum(side, part)) / side.units).toFixed(digits);
   const busy = (side: CpuSide) => `${((100 * sum(side, 'machine')) / (side.seconds * os.cpus().length)).toFixed(0)} %`;
   return [
     `| CPU ms per ${unit} | ${parts.join(' | ')} | whole machine | machine busy |`,

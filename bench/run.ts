@@ -599,6 +599,7 @@ async function main(): Promise<void> {
           databaseUrl: stack.databaseUrl,
           client,
           apiBaseUrl: jobsApi.baseUrl,
+          apiPid: jobsApi.child.pid!,
           workerPid: jobWorker.child.pid!,
           team,
           recipients: CAMPAIGN_RECIPIENTS,
