@@ -1,4 +1,4 @@
-# One image for the API, the worker and one-off commands (migrate, bootstrap).
+# One image for the API, the worker, the inbox SMTP listener (npx tsx inbox.ts) and one-off commands (migrate, bootstrap).
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
@@ -8,5 +8,5 @@ COPY . .
 # Workers load this bundle instead of bundling workflow code at every start.
 RUN npx tsx scripts/bundle-workflows.ts /app/workflow-bundle.js
 ENV WORKFLOW_BUNDLE_PATH=/app/workflow-bundle.js
-EXPOSE 3000
+EXPOSE 3000 2525
 CMD ["npx", "tsx", "server.ts"]

@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-export type EntryPoint = 'worker.ts' | 'server.ts';
+export type EntryPoint = 'worker.ts' | 'server.ts' | 'inbox.ts';
 
 /**
  * The worker's old space is capped: its live heap is about 60 MiB, and without a cap V8 lets a

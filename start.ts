@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole system on one machine. Temporal dev server (SQLite under .data/, Web UI),
- * Postgres (DATABASE_URL or embedded under .data/), migrations, then the worker and the API as
- * their own processes. Ctrl-C stops everything.
+ * Postgres (DATABASE_URL or embedded under .data/), migrations, then the worker, the API and the
+ * inbox's SMTP listener as their own processes. Ctrl-C stops everything.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -122,7 +122,9 @@ async function main(): Promise<void> {
     WORKFLOW_BUNDLE_PATH: workflowBundle,
   };
   let stopping = false;
-  const supervised = (['worker.ts', 'server.ts'] as const).map((entry) =>
+  // The inbox listener is a process of its own: SMTP peers on a public port never hold the API's
+  // event loop, and it restarts (or is left out of a deployment) without touching the API.
+  const supervised = (['worker.ts', 'server.ts', 'inbox.ts'] as const).map((entry) =>
     supervise(
       entry,
       env,
@@ -169,6 +171,9 @@ async function main(): Promise<void> {
   log(`API:         ${config.baseUrl}`);
   log(`MCP:         ${config.mcpEndpoint}`);
   log(`Console:     ${config.siteUrl}/app`);
+  log(
+    `Inbox SMTP:  ${localAddress(config.INBOX_SMTP_HOST)}:${config.INBOX_SMTP_PORT} (mail to <agent uuid>@${config.INBOX_DOMAIN})`,
+  );
   log(`Temporal UI: ${devServer?.uiUrl ?? '(external Temporal server: see its own UI)'}`);
   log('first team:  npm run cli -- bootstrap --team <slug>');
   log('Ctrl-C stops everything.');
