@@ -56,11 +56,11 @@ function quotedPrintable(text) {
   return out.join('\r\n');
 }
 
-/** A body part: as it is (7bit) when ASCII with short lines, else quoted-printable. */
+/** A body part: as it is (7bit) when ASCII in lines SMTP carries (RFC 5322's 998), else quoted-printable. */
 function bodyPart(contentType, text) {
   const crlf = text.replace(/\r?\n/g, '\r\n');
-  // 7bit: printable ASCII, tabs and line breaks only, in lines of at most 76.
-  const plain = !/[^\t\r\n\x20-\x7e]/.test(crlf) && crlf.split('\r\n').every((line) => line.length <= 76);
+  // 7bit: printable ASCII, tabs and line breaks only, no line over 998 characters.
+  const plain = !/[^\t\r\n\x20-\x7e]/.test(crlf) && !/[^\r\n]{999}/.test(crlf);
   return (
     `Content-Type: ${contentType}; charset=utf-8\r\n` +
     `Content-Transfer-Encoding: ${plain ? '7bit' : 'quoted-printable'}\r\n\r\n` +
