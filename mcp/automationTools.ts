@@ -27,7 +27,7 @@ export const automationTools: Tool[] = [
     description:
       'A journey each contact goes through once enrolled. trigger: { kind: "inbound", source, mapping? } (a POST to ' +
       '/v1/agents/{agentUuid}/hooks?source=<source> enrolls the contact its payload names, by contactId, email or ' +
-      'phone, created if new), { kind: "event", event: "contact.created" | "contact.updated" | "artifact.sent" }, or ' +
+      'phone, created if new), { kind: "event", event: "contact.created" | "contact.updated" | "artifact.sent" | "email.received" }, or ' +
       '{ kind: "segment", segmentId } (a contact entering the segment). steps, in order: { type: "wait", duration: ' +
       '"2h" }, { type: "waitForEvent", event, timeout, onTimeout? }, { type: "send", channel: email|sms|push, subject?, ' +
       'content, templateParams?, aiParams? } (campaign placeholders, e.g. {{first}} with templateParams { first: ' +

@@ -34,7 +34,7 @@ export const hookTools: Tool[] = [
       'A rule of the connected agent: one event, a field mapping, one warp run at once. source internal: a platform ' +
       'event (contact.created, contact.updated, campaign.completed, artifact.sent, ...) runs the warp; inbound: a ' +
       'POST to /v1/agents/{agentUuid}/hooks?source=<event> (with the agent auth key) runs it; web: the agent’s ' +
-      'output events (agent.action, agent.message, user.message) are POSTed, signed, to url (the secret is in this ' +
+      'output events (agent.action, agent.message, user.message) or its inbox mail (email.received) are POSTed, signed, to url (the secret is in this ' +
       'answer only). mapping maps warp inputs to payload paths: { "contactId": "$.contact.id" }; inputs are fixed ' +
       'inputs. The warp (built-in or private) and its input names are checked now.',
     app: 'board',
