@@ -13,6 +13,7 @@ import type { SecretBox } from '../platform/secretBox';
 import type { CohortBatch } from '../../workflows/contracts/cohort';
 import { batchAnswer, loadCohort, type LoadedCohort } from './cohortRows';
 import type { Step } from './schemas';
+import { sendStepContent } from './sendStep';
 
 /**
  * A cohort's send step (docs/AUTOMATIONS.md › Cohorts): the campaign's bulk send path
@@ -178,14 +179,7 @@ export async function sendCohortStep(
         let message: Awaited<ReturnType<typeof renderCampaignMessage>>;
         try {
           message = await renderCampaignMessage(
-            {
-              channel: s.channel,
-              subject: s.subject ?? null,
-              content: s.content,
-              content_html: s.contentHtml ?? null,
-              template_params: s.templateParams,
-              ai_params: s.aiParams,
-            },
+            sendStepContent(s),
             m,
             deps.textGenerator,
             unsubscribeUrl(deps.baseUrl, deps.secretBox, m.contact_id),

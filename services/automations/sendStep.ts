@@ -1,7 +1,7 @@
 import { ProviderError } from '../../channels/types';
 import { integrationForSend } from '../agents/integrations';
 import { textGeneratorFor } from '../campaigns/content';
-import { RENDER_COLUMNS, renderCampaignMessage } from '../campaigns/renderMessage';
+import { RENDER_COLUMNS, renderCampaignMessage, type CampaignContentColumns } from '../campaigns/renderMessage';
 import { addressOf, skipReasonSql } from '../contacts/channelAddress';
 import { unsubscribeUrl } from '../contacts/unsubscribe';
 import { providerErrorBody, recordOutboundMessage } from '../deliveries/outboundMessages';
@@ -10,6 +10,16 @@ import { errorBody, type ErrorBody } from '../platform/errors';
 import type { Step } from './schemas';
 
 type SendStep = Extract<Step, { type: 'send' }>;
+
+/** A send step's message as the campaign renderer reads a campaign's. */
+export const sendStepContent = (s: SendStep): CampaignContentColumns => ({
+  channel: s.channel,
+  subject: s.subject ?? null,
+  content: s.content,
+  content_html: s.contentHtml ?? null,
+  template_params: s.templateParams,
+  ai_params: s.aiParams,
+});
 
 export type SendOutcome =
   | { status: 'sent'; detail: { messageId: string | null; providerMessageId: string; to: string } }
@@ -51,14 +61,7 @@ export async function sendStep(
     };
   const to = addressOf(s.channel, contact)!;
   const message = await renderCampaignMessage(
-    {
-      channel: s.channel,
-      subject: s.subject ?? null,
-      content: s.content,
-      content_html: s.contentHtml ?? null,
-      template_params: s.templateParams,
-      ai_params: s.aiParams,
-    },
+    sendStepContent(s),
     contact,
     textGeneratorFor(ctx.config),
     unsubscribeUrl(ctx.config.baseUrl, ctx.secretBox, contact.id),
