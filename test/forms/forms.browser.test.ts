@@ -52,9 +52,11 @@ describe('a form in a real browser', () => {
     await expect(page.getByRole('heading', { name: 'Join our newsletter' }).isVisible()).resolves.toBe(true);
     // The served stylesheet applied (the CSP allows it): the button is the brand blue.
     const button = page.getByRole('button', { name: 'Sign up' });
-    expect(await button.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(29, 78, 216)');
+    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('button')).backgroundColor")).toBe(
+      'rgb(29, 78, 216)',
+    );
     // Nothing wider than the phone; the honeypot is off-screen.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
     const honeypot = await page.locator('input[name=website]').boundingBox();
     expect(honeypot!.x + honeypot!.width).toBeLessThan(0);
 

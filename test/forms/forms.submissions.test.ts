@@ -247,7 +247,7 @@ describe('form submissions', () => {
     const form = await createForm();
     const email = unique('journey');
     await submit(form.url, { name: 'Jo Urney', email }, newAddress());
-    const contact = await until(() => contactByEmail(email), Boolean, 'the contact');
+    const contact: any = await until(() => contactByEmail(email), Boolean, 'the contact');
     const enrolled = await until(
       async () => (await suite.api.get(`/automations/${automation.id}/enrollments?contactId=${contact.id}`)).body.data,
       (data: any[]) => data.length === 1,
