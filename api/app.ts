@@ -22,6 +22,7 @@ import { appsRoutes } from './routes/apps';
 import { artifactsRoutes } from './routes/artifacts';
 import { campaignsRoutes } from './routes/campaigns';
 import { contactsRoutes } from './routes/contacts';
+import { shopRoutes } from './routes/shop';
 import { jobsRoutes } from './routes/jobs';
 import { mediaRoutes } from './routes/media';
 import { teamRoutes } from './routes/team';
@@ -62,6 +63,7 @@ export function apiRoutes(ctx: AppContext): Route[] {
     ...agentHooksRoutes(ctx),
     ...automationsRoutes(ctx),
     ...formsRoutes(ctx),
+    ...shopRoutes(ctx),
     ...unsubscribeRoutes(ctx),
     ...mediaRoutes(ctx),
     ...adminRoutes(ctx),

@@ -111,11 +111,19 @@ export const errorCatalog: readonly ErrorEntry[] = [
   {
     status: 422,
     code: 'unknown_contact',
-    meaning: 'a contact id the team does not have (artifacts, deliveries, campaign test sends, enrollments)',
+    meaning:
+      'a contact id the team does not have (artifacts, deliveries, campaign test sends, enrollments, rows of an order import)',
   },
   { status: 422, code: 'no_recipient', meaning: 'a delivery without `contactIds` of an artifact without a contact' },
   { status: 422, code: 'recipient_unreachable', meaning: 'a recipient without an email or phone for the channel' },
   { status: 422, code: 'unknown_agent', meaning: '`agentId` is not an agent of the team' },
+  { status: 422, code: 'unknown_product', meaning: 'an order item names a product (id or sku) the team does not have' },
+  { status: 422, code: 'product_inactive', meaning: 'an order item names an inactive product' },
+  {
+    status: 422,
+    code: 'currency_mismatch',
+    meaning: "an order's items are priced in another currency than the order's (or than each other)",
+  },
   { status: 422, code: 'no_agent', meaning: 'the team has no agent to send with' },
   { status: 422, code: 'integration_inactive', meaning: 'the agent has no active integration for the channel' },
   { status: 422, code: 'inbox_address_not_sender', meaning: "an integration's sender is the agent's inbound address" },

@@ -1,28 +1,21 @@
 import { z } from 'zod';
 import {
-  addOrder,
   contactCreateSchema,
   contactSchema,
   contactUpdateSchema,
   createContact,
   getContact,
   listContacts,
-  orderCreateSchema,
   updateContact,
 } from '../../services/contacts/contacts';
 import type { AppContext } from '../../services/platform/context';
+import { createOrder, orderCreateSchema, orderSchema } from '../../services/shop/orders';
 import { pageQuerySchema, pageSchema } from '../../services/platform/pagination';
 import { authOf } from '../auth';
 import { idempotencyHeaderSchema, respondIdempotently } from '../http';
 import { defineRoute, json, locationHeader, Route } from '../routeTable';
 
 const contactParams = z.object({ contactId: z.string() });
-const orderSchema = z.object({
-  id: z.string(),
-  contactId: z.string(),
-  amount: z.number(),
-  orderedAt: z.iso.datetime(),
-});
 
 export function contactsRoutes(ctx: AppContext): Route[] {
   return [
@@ -93,14 +86,16 @@ export function contactsRoutes(ctx: AppContext): Route[] {
       path: '/contacts/{contactId}/orders',
       tag: 'Contacts',
       access: 'write',
-      summary: 'Record an order of a contact (segments read orders)',
+      summary: 'Record an order of a contact (segments read orders): an amount, or items (docs/SHOP.md)',
+      description: "The Shop app's order create, under the contact; a known `externalId` answers 200 with that order.",
       params: contactParams,
       body: { kind: 'json', schema: orderCreateSchema },
-      responses: { 201: json(orderSchema, 'The order') },
-      handler: async ({ req, params, body }) => ({
-        status: 201,
-        body: await addOrder(ctx.db, authOf(req).team.id, params.contactId, body),
-      }),
+      responses: { 201: json(orderSchema, 'The order'), 200: json(orderSchema, 'The order already recorded') },
+      errors: [422],
+      handler: async ({ req, params, body }) => {
+        const { order, created } = await createOrder(ctx.db, authOf(req).team.id, params.contactId, body);
+        return { status: created ? 201 : 200, body: order };
+      },
     }),
   ];
 }

@@ -27,6 +27,7 @@ import * as roomKeyRevocation from './025_room_key_revocation';
 import * as agentProperties from './026_agent_properties';
 import * as forms from './028_forms';
 import * as agentInbox from './027_agent_inbox';
+import * as shop from './029_shop';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -61,6 +62,7 @@ const migrations: Record<string, Knex.Migration> = {
   '026_agent_properties': agentProperties,
   '028_forms': forms,
   '027_agent_inbox': agentInbox,
+  '029_shop': shop,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

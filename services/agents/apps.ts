@@ -34,6 +34,12 @@ export const APPS = {
       'Hosted sign-up forms: a page at {site_url}/forms/{id} that creates or updates the contact, adds tags and ' +
       'asks for marketing consent, with double opt-in by email.',
   },
+  shop: {
+    name: 'Shop',
+    description:
+      'Products and the orders of contacts (items, amount, currency, time), by API, MCP or CSV import; orders feed ' +
+      'the purchase conditions of segments.',
+  },
 } as const;
 
 export const appSlugSchema = z.enum(Object.keys(APPS) as [keyof typeof APPS, ...(keyof typeof APPS)[]]);

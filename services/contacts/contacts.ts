@@ -343,24 +343,3 @@ function consentChanges(db: Db, input: ConsentFields & { marketingConsent: Marke
         ]),
   };
 }
-
-export const orderCreateSchema = z.strictObject({
-  amount: z.number().nonnegative().max(1e12),
-  orderedAt: z.iso.datetime({ offset: true }).optional(),
-});
-
-/** Records an order of a contact (what the purchase conditions of segments read). */
-export async function addOrder(db: Db, teamId: string, contactId: string, input: z.infer<typeof orderCreateSchema>) {
-  const contact = await db('contacts').where({ team_id: teamId, id: contactId }).first('id');
-  if (!contact) throw notFound('Contact');
-  const [row] = await db('orders')
-    .insert({
-      id: newId('ord'),
-      team_id: teamId,
-      contact_id: contactId,
-      amount: input.amount,
-      ordered_at: input.orderedAt ?? db.fn.now(),
-    })
-    .returning('*');
-  return { id: row.id, contactId, amount: Number(row.amount), orderedAt: row.ordered_at.toISOString() };
-}

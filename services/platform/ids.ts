@@ -31,7 +31,8 @@ export function newId(
     | 'enr'
     | 'frm'
     | 'fsb'
-    | 'inm',
+    | 'inm'
+    | 'prd',
 ): string {
   return newIds(prefix, 1)[0];
 }
