@@ -28,11 +28,15 @@ export async function webhookBatchWorkflow(input: WebhookBatchInput): Promise<We
   });
   let sent = await sendWebhookBatch(input);
   while (sent.remaining > 0) sent = await sendWebhookBatch(input);
+  // A team's retry settings go in the child's start args (the same commands: only the args differ).
+  const policyOf = new Map(
+    (sent.retryPolicies ?? []).flatMap(({ policy, deliveryIds }) => deliveryIds.map((id) => [id, policy] as const)),
+  );
   await Promise.allSettled(
     sent.retrying.map((deliveryId) =>
       startChild(webhookDeliveryWorkflowName, {
         workflowId: webhookDeliveryWorkflowId(deliveryId),
-        args: [{ deliveryId, firstAttempt: 2 } satisfies WebhookDeliveryInput],
+        args: [{ deliveryId, firstAttempt: 2, retry: policyOf.get(deliveryId) } satisfies WebhookDeliveryInput],
         parentClosePolicy: ParentClosePolicy.ABANDON,
       }),
     ),

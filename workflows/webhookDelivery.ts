@@ -1,7 +1,7 @@
 import { ActivityFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import {
-  WEBHOOK_MAX_ATTEMPTS,
-  WEBHOOK_RETRY_DELAYS_SECONDS,
+  DEFAULT_WEBHOOK_RETRY_POLICY,
+  retryDelaySeconds,
   WebhookActivities,
   WebhookDeliveryInput,
   WebhookDeliveryResult,
@@ -18,12 +18,15 @@ const { attemptWebhookDelivery } = proxyActivities<WebhookActivities>({
  * One event to one endpoint: an attempt, then durable timers on the retry schedule until the
  * receiver answers 2xx or the attempts run out. Every attempt carries the same `webhook-id`.
  * Started at a later attempt (its batch made the first), it waits that attempt's delay first.
+ * The schedule is the team's from the start args (absent in histories before it: the defaults,
+ * the same commands), so a change of settings never alters a running delivery.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+  const policy = input.retry ?? DEFAULT_WEBHOOK_RETRY_POLICY;
   const firstAttempt = input.firstAttempt ?? 1;
-  if (firstAttempt > 1) await sleep(WEBHOOK_RETRY_DELAYS_SECONDS[firstAttempt - 2] * 1000);
-  for (let attempt = firstAttempt; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt++) {
-    const nextDelaySeconds = attempt < WEBHOOK_MAX_ATTEMPTS ? WEBHOOK_RETRY_DELAYS_SECONDS[attempt - 1] : null;
+  if (firstAttempt > 1) await sleep(retryDelaySeconds(policy, firstAttempt) * 1000);
+  for (let attempt = firstAttempt; attempt <= policy.maxAttempts; attempt++) {
+    const nextDelaySeconds = attempt < policy.maxAttempts ? retryDelaySeconds(policy, attempt + 1) : null;
     try {
       const result = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, nextDelaySeconds });
       if (result.outcome === 'delivered') return { status: 'delivered', attempts: attempt };
@@ -34,5 +37,5 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     }
     if (nextDelaySeconds !== null) await sleep(nextDelaySeconds * 1000);
   }
-  return { status: 'failed', attempts: WEBHOOK_MAX_ATTEMPTS };
+  return { status: 'failed', attempts: policy.maxAttempts };
 }

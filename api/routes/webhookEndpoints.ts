@@ -19,6 +19,13 @@ import {
   webhookEndpointUpdateSchema,
   webhookEndpointWithSecretSchema,
 } from '../../services/webhooks/endpoints';
+import {
+  getWebhookSettings,
+  resetWebhookSettings,
+  updateWebhookSettings,
+  webhookSettingsSchema,
+  webhookSettingsUpdateSchema,
+} from '../../services/webhooks/settings';
 import { authOf } from '../auth';
 import { defineRoute, json, locationHeader, noContent, Route } from '../routeTable';
 
@@ -134,6 +141,42 @@ export function webhookEndpointsRoutes(ctx: AppContext): Route[] {
         status: 200,
         body: await listWebhookAttempts(ctx.db, authOf(req).team.id, params.endpointId, params.deliveryId, query),
       }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/webhooks/settings',
+      tag: TAG,
+      access: 'read',
+      summary:
+        "The Webhooks integration's retry settings: maxAttempts and retryDelaysSeconds (custom false: the defaults)",
+      responses: { 200: json(webhookSettingsSchema, 'The settings') },
+      handler: async ({ req }) => ({ status: 200, body: await getWebhookSettings(ctx.db, authOf(req).team.id) }),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/webhooks/settings',
+      tag: TAG,
+      access: 'write',
+      summary: 'Change the retry settings; deliveries that start from now on follow them, those retrying keep theirs',
+      description:
+        'maxAttempts 1‥25 (attempts in all, the first included); retryDelaysSeconds: the waits in seconds before ' +
+        'attempts 2, 3, … (1‥86400 each, at most 24), the last repeating when the list is shorter. A field left ' +
+        'out keeps its value.',
+      body: { kind: 'json', schema: webhookSettingsUpdateSchema },
+      responses: { 200: json(webhookSettingsSchema, 'The settings') },
+      handler: async ({ req, body }) => {
+        const { team, principal } = authOf(req);
+        return { status: 200, body: await updateWebhookSettings(ctx.db, team.id, body, principal.userId) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/webhooks/settings',
+      tag: TAG,
+      access: 'write',
+      summary: 'Back to the default retry schedule (10 attempts: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 6 h)',
+      responses: { 200: json(webhookSettingsSchema, 'The settings (the defaults)') },
+      handler: async ({ req }) => ({ status: 200, body: await resetWebhookSettings(ctx.db, authOf(req).team.id) }),
     }),
   ];
 }

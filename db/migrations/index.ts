@@ -27,6 +27,7 @@ import * as roomKeyRevocation from './025_room_key_revocation';
 import * as agentProperties from './026_agent_properties';
 import * as forms from './028_forms';
 import * as agentInbox from './027_agent_inbox';
+import * as webhookSettings from './030_webhook_settings';
 import * as shop from './029_shop';
 
 /**
@@ -62,6 +63,7 @@ const migrations: Record<string, Knex.Migration> = {
   '026_agent_properties': agentProperties,
   '028_forms': forms,
   '027_agent_inbox': agentInbox,
+  '030_webhook_settings': webhookSettings,
   '029_shop': shop,
 };
 

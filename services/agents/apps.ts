@@ -40,6 +40,12 @@ export const APPS = {
       'Products and the orders of contacts (items, amount, currency, time), by API, MCP or CSV import; orders feed ' +
       'the purchase conditions of segments.',
   },
+  webhooks: {
+    name: 'Webhooks',
+    description:
+      'Outbound webhooks: signed platform events POSTed to your endpoints, with retry settings (attempts and ' +
+      'the waits between them) at /v1/webhooks/settings.',
+  },
 } as const;
 
 export const appSlugSchema = z.enum(Object.keys(APPS) as [keyof typeof APPS, ...(keyof typeof APPS)[]]);

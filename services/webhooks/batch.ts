@@ -1,6 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import type { WebhookBatchSent } from '../../workflows/contracts/webhookBatch';
-import { WEBHOOK_RETRY_DELAYS_SECONDS } from '../../workflows/contracts/webhookDelivery';
+import {
+  DEFAULT_WEBHOOK_RETRY_POLICY,
+  retryDelaySeconds,
+  type WebhookRetryPolicy,
+} from '../../workflows/contracts/webhookDelivery';
 import {
   type AttemptDeps,
   type AttemptRecord,
@@ -12,6 +16,7 @@ import {
   recordAttempts,
   webhookBody,
 } from './send';
+import { retryPoliciesOf } from './settings';
 
 /**
  * The first attempts of a batch of deliveries (docs/EVENTS.md › Delivery in batches), POSTed with
@@ -68,6 +73,7 @@ function leave(endpointId: string): void {
 interface Row extends EventAtEndpoint {
   id: string;
   endpoint_id: string;
+  team_id: string;
 }
 
 export interface BatchHooks {
@@ -88,6 +94,7 @@ export async function sendBatch(deps: AttemptDeps, batchId: string, hooks: Batch
     .select(
       'd.id',
       'd.endpoint_id',
+      'd.team_id',
       'e.url',
       'e.headers',
       'e.secret_encrypted',
@@ -96,6 +103,12 @@ export async function sendBatch(deps: AttemptDeps, batchId: string, hooks: Batch
       'ev.data',
       'ev.created_at as event_created_at',
     );
+  // The teams' retry settings, read once: the first attempt's record says whether another follows.
+  const policies = await retryPoliciesOf(
+    db,
+    rows.map((r) => r.team_id),
+  );
+  const policyOf = (teamId: string) => policies.get(teamId) ?? DEFAULT_WEBHOOK_RETRY_POLICY;
   const lanes = new Map<string, Row[]>();
   for (const row of rows) {
     if (!lanes.has(row.endpoint_id)) lanes.set(row.endpoint_id, []);
@@ -146,7 +159,8 @@ export async function sendBatch(deps: AttemptDeps, batchId: string, hooks: Batch
     }));
   const done = (row: Row, gate: EndpointGate, result: PostResult) => {
     const disabled = result === ENDPOINT_DISABLED;
-    const nextDelaySeconds = disabled ? null : WEBHOOK_RETRY_DELAYS_SECONDS[0];
+    const policy = policyOf(row.team_id);
+    const nextDelaySeconds = disabled || policy.maxAttempts < 2 ? null : retryDelaySeconds(policy, 2);
     outcomes.push({
       record: { id: row.id, attempt: 1, nextDelaySeconds, ...result },
       written: () => gate.unwritten.give(),
@@ -207,13 +221,34 @@ export async function sendBatch(deps: AttemptDeps, batchId: string, hooks: Batch
     endpoints.forEach(leave);
   }
 
-  const left: { id: string; attempts: number }[] = await db('webhook_deliveries')
+  const left: { id: string; team_id: string; attempts: number }[] = await db('webhook_deliveries')
     .where({ batch_id: batchId, status: 'pending' })
     .whereIn('attempts', [0, 1])
     .orderBy('seq')
-    .select('id', 'attempts');
+    .select('id', 'team_id', 'attempts');
+  const retrying = left.filter((d) => d.attempts === 1);
+  // Read again: a retried activity may not have read the teams of deliveries recorded before it.
+  const retryPolicies = await retryPoliciesOf(
+    db,
+    retrying.map((d) => d.team_id),
+  );
   return {
     remaining: left.filter((d) => d.attempts === 0).length,
-    retrying: left.filter((d) => d.attempts === 1).map((d) => d.id),
+    retrying: retrying.map((d) => d.id),
+    ...customPolicies(retrying, retryPolicies),
+  };
+}
+
+/** The settings of the teams that have some, each with its deliveries (the rest: the defaults). */
+function customPolicies(
+  retrying: { id: string; team_id: string }[],
+  policies: Map<string, WebhookRetryPolicy>,
+): Pick<WebhookBatchSent, 'retryPolicies'> {
+  if (!policies.size) return {};
+  return {
+    retryPolicies: [...policies].map(([teamId, policy]) => ({
+      policy,
+      deliveryIds: retrying.filter((d) => d.team_id === teamId).map((d) => d.id),
+    })),
   };
 }

@@ -66,6 +66,8 @@ describe('workflow determinism (replay)', () => {
       'webhook-delivery-after-batch.json',
       'webhook-delivery-gone.json',
       'webhook-delivery-retried.json',
+      // Started with a team's retry settings in its args (maxAttempts 3, waits [1, 2]).
+      'webhook-delivery-retry-settings.json',
     ]);
   });
 

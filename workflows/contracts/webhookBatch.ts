@@ -1,3 +1,5 @@
+import type { WebhookRetryPolicy } from './webhookDelivery';
+
 /**
  * The contract of `webhook-batch-<batchId>`: the first attempt of up to WEBHOOK_BATCH_SIZE
  * deliveries in one activity, POSTed with bounded concurrency and recorded in bulk; each delivery
@@ -28,6 +30,8 @@ export interface WebhookBatchSent {
   remaining: number;
   /** The batch's deliveries whose first attempt failed, to go on the retry schedule. */
   retrying: string[];
+  /** Deliveries of `retrying` whose team has retry settings, with them; absent or unnamed: the defaults. */
+  retryPolicies?: { policy: WebhookRetryPolicy; deliveryIds: string[] }[];
 }
 
 export interface WebhookBatchResult {

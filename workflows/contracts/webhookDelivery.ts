@@ -16,10 +16,30 @@ export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delive
 export const WEBHOOK_RETRY_DELAYS_SECONDS = [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 21_600] as const;
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_SECONDS.length + 1;
 
+/**
+ * A team's retry settings (the Webhooks integration): attempts in all, and the waits before
+ * attempts 2, 3, …; a list shorter than the attempts repeats its last wait.
+ */
+export interface WebhookRetryPolicy {
+  maxAttempts: number;
+  retryDelaysSeconds: number[];
+}
+
+export const DEFAULT_WEBHOOK_RETRY_POLICY: WebhookRetryPolicy = {
+  maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+  retryDelaysSeconds: [...WEBHOOK_RETRY_DELAYS_SECONDS],
+};
+
+/** The wait before `attempt` (2-based) under a policy. */
+export const retryDelaySeconds = (policy: WebhookRetryPolicy, attempt: number): number =>
+  policy.retryDelaysSeconds[Math.min(attempt - 2, policy.retryDelaysSeconds.length - 1)];
+
 export interface WebhookDeliveryInput {
   deliveryId: string;
   /** The attempt to start at, after the wait before it (a batch made attempt 1); absent: 1. */
   firstAttempt?: number;
+  /** The team's settings when the delivery started (kept for its whole life); absent: the defaults. */
+  retry?: WebhookRetryPolicy;
 }
 
 export interface WebhookAttemptInput {
