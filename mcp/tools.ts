@@ -44,6 +44,7 @@ import { warpTools } from './warpTools';
 import { hookTools } from './hookTools';
 import { automationTools } from './automationTools';
 import { formTools } from './formTools';
+import { shopTools } from './shopTools';
 import { inboxTools } from './inboxTools';
 import { searchTool, teamTools } from './teamTools';
 import { studioTools } from './studioTools';
@@ -422,6 +423,7 @@ export const TOOLS: Tool[] = [
   ...hookTools,
   ...automationTools,
   ...formTools,
+  ...shopTools,
 ];
 
 /** The tools a connection sees: the core ones and those of the installed apps (or of one app, at /mcp/apps/{slug}). */

@@ -172,6 +172,7 @@ describe('MCP', () => {
       ['board', false],
       ['automations', false],
       ['forms', false],
+      ['shop', false],
       ['webhooks', false],
     ]);
   });
