@@ -26,6 +26,24 @@ function resumeAfter(raw: string | undefined): number {
   return Number(raw);
 }
 
+/**
+ * Catch-up batches (a stream behind by a full batch or more) that one API process writes at once:
+ * the rest wait their turn, so 200 readers replaying long rooms leave the event loop free for
+ * live rooms' events (bench (k)).
+ */
+const CATCH_UP_BATCHES_AT_ONCE = 2;
+let catchUpRunning = 0;
+const catchUpQueue: (() => void)[] = [];
+async function catchUpTurn(): Promise<() => void> {
+  if (catchUpRunning >= CATCH_UP_BATCHES_AT_ONCE) await new Promise<void>((resolve) => catchUpQueue.push(resolve));
+  else catchUpRunning++;
+  return () => {
+    const next = catchUpQueue.shift();
+    if (next) next();
+    else catchUpRunning--;
+  };
+}
+
 /** Resolves once the socket has taken what was written (at once if it has room), or closed. */
 function drained(res: ServerResponse): Promise<void> {
   if (!res.writableNeedDrain || res.writableEnded || res.destroyed) return Promise.resolve();
@@ -82,13 +100,16 @@ export function roomStreamRouter(ctx: AppContext): Router {
         return;
       }
       reading = true;
+      let release: (() => void) | undefined;
       try {
         do {
           wokenWhileReading = false;
-          for (;;) {
+          for (let behind = false; ;) {
             // Backpressure: the next batch only once the socket took the last one.
             await drained(res);
             if (!session.isConnected) return;
+            // A stream still behind after a full batch takes its turn among the catch-ups.
+            if (behind) release = await catchUpTurn();
             const events = await eventsSince(ctx.db, room.id, sent, READ_BATCH);
             if (!session.isConnected) return;
             const buffer = new EventBuffer();
@@ -99,12 +120,16 @@ export function roomStreamRouter(ctx: AppContext): Router {
               sent = event.seq;
             }
             if (buffer.read()) await session.batch(buffer);
+            release?.();
+            release = undefined;
             if (events.length < READ_BATCH) break;
+            behind = true;
           }
         } while (wokenWhileReading && session.isConnected);
       } catch (err) {
         req.log?.warn({ err, roomId: room.id }, 'room stream: reading events failed; the next wake retries');
       } finally {
+        release?.();
         reading = false;
       }
     };
