@@ -42,6 +42,8 @@ describe('team isolation matrix', () => {
     authKey: string;
     automationId: string;
     enrollmentId: string;
+    productId: string;
+    orderId: string;
   };
   const b = {} as { oauthToken: string; client: { id: string; secret: string } };
 
@@ -139,6 +141,11 @@ describe('team isolation matrix', () => {
     ).body.enrollmentId;
     const authKey = (await apiA.post(`/agents/${teamA.agentId}/auth-keys`)).body;
     ({ id: a.authKeyId, key: a.authKey } = authKey);
+    // Shop: a product and an order of A's contact.
+    a.productId = (await apiA.post('/products', { name: 'A mug', sku: 'ISO-MUG', price: 5, currency: 'EUR' })).body.id;
+    a.orderId = (
+      await apiA.post('/orders', { contactId: a.contactId, items: [{ sku: 'ISO-MUG' }], externalId: 'ISO-1' })
+    ).body.id;
     // The agent's mind: a memory, a skill (documents and character are read through the agent alone).
     a.memoryId = (await apiA.post(`/agents/${teamA.agentId}/memories`, { content: 'A remembers the harbour' })).body.id;
     a.skillId = (
@@ -176,6 +183,7 @@ describe('team isolation matrix', () => {
     expect(body.data.map((x: any) => x[field])).not.toContain(value());
   };
   let bWarps = 0;
+  let bProducts = 0;
   const rule = (code: string) => (status: number, body: any) => {
     expect(status).toBe(422);
     expect(body.error.code).toBe(code);
@@ -742,6 +750,72 @@ describe('team isolation matrix', () => {
       check: notFound,
     },
     {
+      endpoint: 'GET /contacts/{id}/orders',
+      method: 'GET',
+      operation: 'GET /contacts/{contactId}/orders',
+      path: () => `/contacts/${a.contactId}/orders`,
+      check: notFound,
+    },
+    {
+      endpoint: "POST /products (A's sku: skus are per team)",
+      method: 'POST',
+      operation: 'POST /products',
+      path: () => '/products',
+      body: () => ({ name: 'B mug', sku: bProducts++ ? `ISO-MUG-${bProducts}` : 'ISO-MUG', price: 6, currency: 'EUR' }),
+      check: (status, body) => {
+        expect(status).toBe(201);
+        expect(body.id).not.toBe(a.productId);
+      },
+    },
+    {
+      endpoint: 'GET /products',
+      method: 'GET',
+      operation: 'GET /products',
+      path: () => '/products?limit=100',
+      check: excludes('id', () => a.productId),
+    },
+    ...(['GET', 'PATCH', 'DELETE'] as const).map((method): Row => ({
+      endpoint: `${method} /products/{id}`,
+      method,
+      operation: `${method} /products/{productId}`,
+      path: () => `/products/${a.productId}`,
+      body: method === 'PATCH' ? () => ({ price: 0 }) : undefined,
+      check: notFound,
+    })),
+    {
+      endpoint: "POST /orders (A's contact)",
+      method: 'POST',
+      operation: 'POST /orders',
+      path: () => '/orders',
+      body: () => ({ contactId: a.contactId, amount: 1 }),
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /orders',
+      method: 'GET',
+      operation: 'GET /orders',
+      path: () => '/orders?limit=100',
+      check: excludes('id', () => a.orderId),
+    },
+    ...(['GET', 'DELETE'] as const).map((method): Row => ({
+      endpoint: `${method} /orders/{id}`,
+      method,
+      operation: `${method} /orders/{orderId}`,
+      path: () => `/orders/${a.orderId}`,
+      check: notFound,
+    })),
+    {
+      endpoint: "POST /orders/import (A's contact id)",
+      method: 'POST',
+      operation: 'POST /orders/import',
+      path: () => '/orders/import',
+      body: () => ({ csv: `externalId,contactId,amount\nISO-B-1,${a.contactId},1\n` }),
+      check: (status, body) => {
+        expect(status).toBe(200);
+        expect(body).toMatchObject({ created: 0, errors: [{ line: 2, code: 'not_found' }] });
+      },
+    },
+    {
       endpoint: 'GET /segments',
       method: 'GET',
       operation: 'GET /segments',
@@ -990,6 +1064,8 @@ describe('team isolation matrix', () => {
     ]);
     expect((await apiA.get(`/agents/${teamA.agentId}/documents`)).body.data).toEqual([]);
     expect((await apiA.get(`/agents/${teamA.agentId}/character`)).body).toMatchObject({ persona: null });
+    expect((await apiA.get(`/products/${a.productId}`)).body).toMatchObject({ sku: 'ISO-MUG', price: 5 });
+    expect((await apiA.get(`/orders?contactId=${a.contactId}`)).body.data.map((o: any) => o.id)).toEqual([a.orderId]);
   });
 
   it("the agent hooks path: B's AGENT_AUTH_KEY is 401 on A's agent; A's key on B's agent too; A's hook and key intact", async () => {
