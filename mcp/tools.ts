@@ -45,6 +45,7 @@ import { hookTools } from './hookTools';
 import { automationTools } from './automationTools';
 import { formTools } from './formTools';
 import { shopTools } from './shopTools';
+import { webhookTools } from './webhookTools';
 import { inboxTools } from './inboxTools';
 import { searchTool, teamTools } from './teamTools';
 import { studioTools } from './studioTools';
@@ -424,6 +425,7 @@ export const TOOLS: Tool[] = [
   ...automationTools,
   ...formTools,
   ...shopTools,
+  ...webhookTools,
 ];
 
 /** The tools a connection sees: the core ones and those of the installed apps (or of one app, at /mcp/apps/{slug}). */
