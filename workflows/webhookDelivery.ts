@@ -1,6 +1,6 @@
 import { ActivityFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import {
-  DEFAULT_WEBHOOK_RETRY_POLICY,
+  defaultWebhookRetryPolicy,
   retryDelaySeconds,
   WebhookActivities,
   WebhookDeliveryInput,
@@ -22,7 +22,7 @@ const { attemptWebhookDelivery } = proxyActivities<WebhookActivities>({
  * the same commands), so a change of settings never alters a running delivery.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
-  const policy = input.retry ?? DEFAULT_WEBHOOK_RETRY_POLICY;
+  const policy = input.retry ?? defaultWebhookRetryPolicy();
   const firstAttempt = input.firstAttempt ?? 1;
   if (firstAttempt > 1) await sleep(retryDelaySeconds(policy, firstAttempt) * 1000);
   for (let attempt = firstAttempt; attempt <= policy.maxAttempts; attempt++) {

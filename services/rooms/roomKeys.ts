@@ -5,7 +5,7 @@ import { notFound } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { decodeCursor, Page, PageQuery, toPage } from '../platform/pagination';
 import { ROOM_EVENTS_CHANNEL } from './roomEvents';
-import type { RoomRow } from './rooms';
+import type { RoomRow } from './roomRow';
 
 /**
  * Room keys (`rk_…`): each opens one room's stream until it expires or is revoked. The key is

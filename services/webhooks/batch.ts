@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { WebhookBatchSent } from '../../workflows/contracts/webhookBatch';
 import {
-  DEFAULT_WEBHOOK_RETRY_POLICY,
+  defaultWebhookRetryPolicy,
   retryDelaySeconds,
   type WebhookRetryPolicy,
 } from '../../workflows/contracts/webhookDelivery';
@@ -108,7 +108,7 @@ export async function sendBatch(deps: AttemptDeps, batchId: string, hooks: Batch
     db,
     rows.map((r) => r.team_id),
   );
-  const policyOf = (teamId: string) => policies.get(teamId) ?? DEFAULT_WEBHOOK_RETRY_POLICY;
+  const policyOf = (teamId: string) => policies.get(teamId) ?? defaultWebhookRetryPolicy();
   const lanes = new Map<string, Row[]>();
   for (const row of rows) {
     if (!lanes.has(row.endpoint_id)) lanes.set(row.endpoint_id, []);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
-import { DEFAULT_WEBHOOK_RETRY_POLICY, type WebhookRetryPolicy } from '../../workflows/contracts/webhookDelivery';
+import { defaultWebhookRetryPolicy, type WebhookRetryPolicy } from '../../workflows/contracts/webhookDelivery';
 
 /**
  * The Webhooks integration's settings of a team (docs/EVENTS.md › Retry settings): attempts in
@@ -53,7 +53,7 @@ const policyOf = (row: SettingsRow): WebhookRetryPolicy => ({
 
 export async function getWebhookSettings(db: Db, teamId: string): Promise<WebhookSettings> {
   const row: SettingsRow | undefined = await db('webhook_settings').where({ team_id: teamId }).first();
-  if (!row) return { ...DEFAULT_WEBHOOK_RETRY_POLICY, custom: false, updatedAt: null };
+  if (!row) return { ...defaultWebhookRetryPolicy(), custom: false, updatedAt: null };
   return { ...policyOf(row), custom: true, updatedAt: row.updated_at.toISOString() };
 }
 

@@ -1,5 +1,8 @@
 import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
+import { simpleParser } from 'mailparser';
+import { storeInboundMessage } from '../../services/inbox/inboxMessages';
+import { issueRoomKey } from '../../services/rooms/roomKeys';
 import { apiClient, newTeam, startTestApi, testDb, TestTeam, waitForJob } from '../support/helpers';
 import { teamClientCredentials } from '../support/oauthHelpers';
 
@@ -43,6 +46,9 @@ describe('team isolation matrix', () => {
     automationId: string;
     enrollmentId: string;
     productId: string;
+    formId: string;
+    inboxMessageId: string;
+    roomKeyId: string;
     orderId: string;
   };
   const b = {} as { oauthToken: string; client: { id: string; secret: string } };
@@ -155,6 +161,19 @@ describe('team isolation matrix', () => {
     const said = await apiA.post(`/agents/${teamA.agentId}/messages`, { message: 'A says hello', waitSeconds: 10 });
     a.roomId = said.body.roomId;
     a.turnId = said.body.turnId;
+    // A sign-up form, a mail in the agent's inbox, a key of its room, its webhook retry settings.
+    a.formId = (await apiA.post('/forms', { name: 'A form', tags: ['a'] })).body.id;
+    a.inboxMessageId = (await storeInboundMessage(db, {
+      agent: { id: teamA.agentId, team_id: teamA.teamId },
+      envelopeFrom: 'someone@example.test',
+      envelopeTo: `${teamA.agentId}@inbox.test`,
+      parsed: await simpleParser(
+        'From: someone@example.test\r\nSubject: For A\r\nMessage-ID: <iso-a@example.test>\r\n\r\nA only',
+      ),
+      size: 80,
+    }))!;
+    a.roomKeyId = (await issueRoomKey(db, a.roomId, 3600)).keyId;
+    await apiA.call('PUT', '/webhooks/settings', { maxAttempts: 3 });
     ({ token: a.oauthToken, client: a.client } = await teamClientToken(teamA));
     ({ token: b.oauthToken, client: b.client } = await teamClientToken(teamB));
   });
@@ -189,6 +208,116 @@ describe('team isolation matrix', () => {
     expect(body.error.code).toBe(code);
   };
   const rows: Row[] = [
+    {
+      endpoint: 'GET /agents/{id}/inbox',
+      method: 'GET',
+      operation: 'GET /agents/{agentId}/inbox',
+      path: () => `/agents/${teamA.agentId}/inbox`,
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /agents/{id}/inbox/{messageId}',
+      method: 'GET',
+      operation: 'GET /agents/{agentId}/inbox/{messageId}',
+      path: () => `/agents/${teamA.agentId}/inbox/${a.inboxMessageId}`,
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /rooms/{id}/keys',
+      method: 'GET',
+      operation: 'GET /rooms/{roomId}/keys',
+      path: () => `/rooms/${a.roomId}/keys`,
+      check: notFound,
+    },
+    {
+      endpoint: 'DELETE /rooms/{id}/keys/{keyId}',
+      method: 'DELETE',
+      operation: 'DELETE /rooms/{roomId}/keys/{keyId}',
+      path: () => `/rooms/${a.roomId}/keys/${a.roomKeyId}`,
+      check: notFound,
+    },
+    {
+      endpoint: 'DELETE /rooms/{id}/keys',
+      method: 'DELETE',
+      operation: 'DELETE /rooms/{roomId}/keys',
+      path: () => `/rooms/${a.roomId}/keys`,
+      check: notFound,
+    },
+    {
+      endpoint: "GET /webhooks/settings (B's own, not A's)",
+      method: 'GET',
+      operation: 'GET /webhooks/settings',
+      path: () => '/webhooks/settings',
+      check: (status, body) => {
+        expect(status).toBe(200);
+        expect(body).toMatchObject({ custom: false, maxAttempts: 10 });
+      },
+    },
+    {
+      endpoint: "PUT /webhooks/settings (B's own)",
+      method: 'PUT',
+      operation: 'PUT /webhooks/settings',
+      path: () => '/webhooks/settings',
+      body: () => ({ maxAttempts: 5 }),
+      check: (status, body) => {
+        expect(status).toBe(200);
+        expect(body).toMatchObject({ custom: true, maxAttempts: 5 });
+      },
+    },
+    {
+      endpoint: "DELETE /webhooks/settings (B's own)",
+      method: 'DELETE',
+      operation: 'DELETE /webhooks/settings',
+      path: () => '/webhooks/settings',
+      check: (status, body) => {
+        expect(status).toBe(200);
+        expect(body).toMatchObject({ custom: false });
+      },
+    },
+    {
+      endpoint: "POST /forms (B's own)",
+      method: 'POST',
+      operation: 'POST /forms',
+      path: () => '/forms',
+      body: () => ({ name: 'B form' }),
+      check: (status) => expect(status).toBe(201),
+    },
+    {
+      endpoint: 'GET /forms',
+      method: 'GET',
+      operation: 'GET /forms',
+      path: () => '/forms',
+      check: excludes('id', () => a.formId),
+    },
+    {
+      endpoint: 'GET /forms/{id}',
+      method: 'GET',
+      operation: 'GET /forms/{formId}',
+      path: () => `/forms/${a.formId}`,
+      check: notFound,
+    },
+    {
+      endpoint: 'PATCH /forms/{id}',
+      method: 'PATCH',
+      operation: 'PATCH /forms/{formId}',
+      path: () => `/forms/${a.formId}`,
+      body: () => ({ name: 'B took it' }),
+      check: notFound,
+    },
+    {
+      endpoint: 'GET /forms/{id}/submissions',
+      method: 'GET',
+      operation: 'GET /forms/{formId}/submissions',
+      path: () => `/forms/${a.formId}/submissions`,
+      check: notFound,
+    },
+    {
+      endpoint: 'DELETE /forms/{id}',
+      method: 'DELETE',
+      operation: 'DELETE /forms/{formId}',
+      path: () => `/forms/${a.formId}`,
+      check: notFound,
+    },
     {
       endpoint: 'GET /agents',
       method: 'GET',
@@ -1012,7 +1141,7 @@ describe('team isolation matrix', () => {
     );
     const covered = rows.map((r) => r.operation);
     expect(teamOperations.length).toBeGreaterThanOrEqual(rows.length);
-    for (const operation of teamOperations) expect(covered).toContain(operation);
+    expect(teamOperations.filter((operation) => !covered.includes(operation))).toEqual([]);
   });
 
   it("what B did to its own team and apps left A's apps, secrets and credits as they were", async () => {
@@ -1029,6 +1158,13 @@ describe('team isolation matrix', () => {
     expect((await apiA.get(`/automations/${a.automationId}/enrollments/${a.enrollmentId}`)).body).toMatchObject({
       status: 'active',
     });
+    // B set and reset its own webhook retries; A's stand, as do A's form, room key and inbox mail.
+    expect((await apiA.get('/webhooks/settings')).body).toMatchObject({ custom: true, maxAttempts: 3 });
+    expect((await apiA.get(`/forms/${a.formId}`)).body).toMatchObject({ name: 'A form' });
+    expect((await apiA.get(`/rooms/${a.roomId}/keys`)).body.data).toContainEqual(
+      expect.objectContaining({ id: a.roomKeyId, status: 'active' }),
+    );
+    expect((await apiA.get(`/agents/${teamA.agentId}/inbox/${a.inboxMessageId}`)).status).toBe(200);
   });
 
   it("API tokens: B lists only its own, and cannot revoke A's (404; A's token keeps working)", async () => {

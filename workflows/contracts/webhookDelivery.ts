@@ -25,10 +25,11 @@ export interface WebhookRetryPolicy {
   retryDelaysSeconds: number[];
 }
 
-export const DEFAULT_WEBHOOK_RETRY_POLICY: WebhookRetryPolicy = {
+/** Today's schedule, for a team that set none (a function: a module-level object would be shared state in the workflow bundle). */
+export const defaultWebhookRetryPolicy = (): WebhookRetryPolicy => ({
   maxAttempts: WEBHOOK_MAX_ATTEMPTS,
   retryDelaysSeconds: [...WEBHOOK_RETRY_DELAYS_SECONDS],
-};
+});
 
 /** The wait before `attempt` (2-based) under a policy. */
 export const retryDelaySeconds = (policy: WebhookRetryPolicy, attempt: number): number =>
