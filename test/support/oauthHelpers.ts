@@ -34,8 +34,17 @@ export async function registerClient(
   issuer: string,
   metadata: Partial<client.ClientMetadata>,
   auth?: (secret: string) => client.ClientAuth,
+  /** The client address the registration comes from (X-Forwarded-For, which the API trusts from loopback). */
+  from?: string,
 ): Promise<client.Configuration> {
-  const config = await client.dynamicClientRegistration(new URL(issuer), metadata, undefined, insecure);
+  const options = from
+    ? {
+        ...insecure,
+        [client.customFetch]: (url: string, init: client.CustomFetchOptions) =>
+          fetch(url, { ...init, headers: { ...init.headers, 'x-forwarded-for': from } } as RequestInit),
+      }
+    : insecure;
+  const config = await client.dynamicClientRegistration(new URL(issuer), metadata, undefined, options);
   const secret = config.clientMetadata().client_secret as string | undefined;
   if (!auth || !secret) return config;
   // Re-made with the chosen authentication method (the registration answer carried the secret).
