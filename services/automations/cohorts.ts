@@ -1,4 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import type { TemporalGateway } from '../../temporal/client';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
@@ -15,7 +16,7 @@ import { AutomationIdKey, JourneyStepKey } from '../../workflows/contracts/searc
  * Cohorts are formed and started here (docs/AUTOMATIONS.md › Cohorts). An enrollment that is
  * active, in no cohort and not a per-contact workflow of before waits to be formed: every such
  * row of one automation, version and step at that moment becomes one cohort, in one statement
- * whose row locks give each enrollment to exactly one cohort. A cohort's workflow
+ * whose row locks give each enrollment to exactly one cohort, one former at a time. A cohort's workflow
  * `cohort-<id>` is then started once (REJECT_DUPLICATE), by whoever formed it; one whose start
  * did not happen (Temporal away, a crash) is started by the events dispatcher's next pass.
  */
@@ -25,6 +26,15 @@ const FORM_AT_MOST = 100_000;
 
 /** Forms the waiting enrollments (of one automation, when given) into cohorts; answers how many cohorts. */
 export async function formCohorts(db: Db, automationId?: string): Promise<number> {
+  return db.transaction(async (trx) => {
+    // One former at a time (a request's and the dispatcher's): enrollments that entered together
+    // become one cohort, not as many as there were formers racing for their rows.
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['automation-cohorts:form']);
+    return formWaiting(trx, automationId);
+  });
+}
+
+async function formWaiting(db: Knex.Transaction, automationId?: string): Promise<number> {
   const { rows } = await db.raw(
     `WITH taken AS MATERIALIZED (
        SELECT id, team_id, automation_id, version, step FROM automation_enrollments
