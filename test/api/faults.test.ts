@@ -6,7 +6,8 @@ import { createDb, Db, migrateLatest } from '../../db/knex';
 import { startDevServer, DevServer } from '../../temporal/devServer';
 import { freePort } from '../../temporal/freePort';
 import { FakeProviderServer } from '../fakes/providerServer';
-import { apiClient, ApiClient, newTeam, sleep, startTestApi, testDb, waitForJob } from '../support/helpers';
+import { apiClient, ApiClient, newTeam, sleep, startTestApi, waitForJob } from '../support/helpers';
+import { privateDatabase, type PrivateDatabase } from '../support/ownDatabase';
 import { startWorkerProcess, WorkerProcess } from '../setup/stack';
 import type { RunningServer } from '../../server';
 import { Client, Connection } from '@temporalio/client';
@@ -44,6 +45,7 @@ describe('Temporal stopped or frozen', () => {
   let temporal: DevServer;
   let worker: WorkerProcess;
   let db: Db;
+  let own: PrivateDatabase;
   let server: RunningServer & { baseUrl: string };
   let fake: FakeProviderServer;
   let api: ApiClient;
@@ -55,13 +57,16 @@ describe('Temporal stopped or frozen', () => {
   beforeAll(async () => {
     port = await freePort();
     temporal = await startTemporal();
+    // A database of its own: the worker's dispatcher, on this Temporal server, must form no other suite's journeys.
+    own = await privateDatabase('faults');
+    db = own.db;
     const env = {
+      DATABASE_URL: own.databaseUrl,
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_TASK_QUEUE: taskQueue,
       TEMPORAL_REQUEST_TIMEOUT_MS: String(DEADLINE_MS),
     };
     worker = await startWorkerProcess(env);
-    db = testDb();
     server = await startTestApi(db, env);
     fake = await new FakeProviderServer().start();
     const team = await newTeam(db, 'faults');
@@ -86,7 +91,7 @@ describe('Temporal stopped or frozen', () => {
     await server?.close();
     await fake?.stop();
     await temporal?.stop();
-    await db?.destroy();
+    await own?.drop();
   });
 
   async function draftCampaign(tag: string) {

@@ -9,7 +9,8 @@ import { freePort } from '../../temporal/freePort';
 import { cohortWorkflowId } from '../../workflows/contracts/cohort';
 import { FakeProviderServer } from '../fakes/providerServer';
 import { startWorkerProcess, WorkerProcess } from '../setup/stack';
-import { apiClient, ApiClient, newTeam, sleep, startTestApi, testDb } from '../support/helpers';
+import { apiClient, ApiClient, newTeam, sleep, startTestApi } from '../support/helpers';
+import { privateDatabase, type PrivateDatabase } from '../support/ownDatabase';
 
 /**
  * An enrollment waiting on its timer survives its worker SIGKILLed and the Temporal server
@@ -23,6 +24,7 @@ describe('an enrollment waiting on a timer, through a worker kill and a Temporal
   let temporal: DevServer;
   let worker: WorkerProcess;
   let db: Db;
+  let own: PrivateDatabase;
   let server: RunningServer & { baseUrl: string };
   let fake: FakeProviderServer;
   let api: ApiClient;
@@ -32,9 +34,11 @@ describe('an enrollment waiting on a timer, through a worker kill and a Temporal
   beforeAll(async () => {
     port = await freePort();
     temporal = await startTemporal();
-    env = { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: taskQueue };
+    // A database of its own: the worker's dispatcher, on this Temporal server, must form no other suite's journeys.
+    own = await privateDatabase('jrestart');
+    db = own.db;
+    env = { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: taskQueue, DATABASE_URL: own.databaseUrl };
     worker = await startWorkerProcess(env);
-    db = testDb();
     server = await startTestApi(db, env);
     fake = await new FakeProviderServer().start();
     const team = await newTeam(db, 'jrestart');
@@ -51,7 +55,7 @@ describe('an enrollment waiting on a timer, through a worker kill and a Temporal
     await server?.close();
     await fake?.stop();
     await temporal?.stop();
-    await db?.destroy();
+    await own?.drop();
   });
 
   it('the timer fires after both come back, and the email goes out once', async () => {

@@ -10,7 +10,8 @@ import { freePort } from '../../temporal/freePort';
 import { cohortWorkflowId, type CohortResult } from '../../workflows/contracts/cohort';
 import { FakeProviderServer } from '../fakes/providerServer';
 import { startWorkerProcess, WorkerProcess } from '../setup/stack';
-import { apiClient, ApiClient, newTeam, sleep, startTestApi, testDb } from '../support/helpers';
+import { apiClient, ApiClient, newTeam, sleep, startTestApi } from '../support/helpers';
+import { privateDatabase, type PrivateDatabase } from '../support/ownDatabase';
 
 /**
  * Exactly once under faults (docs/AUTOMATIONS.md › Cohorts › Exactly once): 10 000 contacts
@@ -32,6 +33,7 @@ describe('a 10 000-member journey through two worker kills and a Temporal restar
   let temporal: DevServer;
   const workers: WorkerProcess[] = [];
   let db: Db;
+  let own: PrivateDatabase;
   let server: RunningServer & { baseUrl: string };
   let fake: FakeProviderServer;
   let api: ApiClient;
@@ -42,9 +44,11 @@ describe('a 10 000-member journey through two worker kills and a Temporal restar
   beforeAll(async () => {
     port = await freePort();
     temporal = await startTemporal();
-    env = { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: taskQueue };
+    // A database of its own: the worker's dispatcher, on this Temporal server, must form no other suite's journeys.
+    own = await privateDatabase('cfault');
+    db = own.db;
+    env = { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: taskQueue, DATABASE_URL: own.databaseUrl };
     await startWorker();
-    db = testDb();
     server = await startTestApi(db, env);
     fake = await new FakeProviderServer().start();
   });
@@ -53,7 +57,7 @@ describe('a 10 000-member journey through two worker kills and a Temporal restar
     await server?.close();
     await fake?.stop();
     await temporal?.stop();
-    await db?.destroy();
+    await own?.drop();
   });
 
   it('every member gets one email; repeats only among the sends in flight, with the first copy’s Message-ID', async () => {

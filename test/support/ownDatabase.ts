@@ -18,6 +18,34 @@ export interface OwnDatabaseStack {
  * dispatchers must not share their outbox with the rest of the run (and whose killed workers
  * must not take another suite's work down with them).
  */
+export interface PrivateDatabase {
+  readonly databaseUrl: string;
+  readonly db: Db;
+  /** Closes the handle and drops the database. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A migrated database of the test's own on the suite's Postgres server: for a test whose worker
+ * runs on a Temporal server of its own, so that its events dispatcher forms no other suite's
+ * journeys into workflows on that server (nor starts their deliveries or hook runs there).
+ */
+export async function privateDatabase(prefix: string): Promise<PrivateDatabase> {
+  const dbName = `tap_${prefix}_${Date.now()}_${process.pid}`;
+  const serverUrl = process.env.DATABASE_URL!.replace(/\/[^/?]*(\?.*)?$/, '/postgres');
+  const databaseUrl = await createDatabase(serverUrl, dbName);
+  const db = createDb(databaseUrl, { max: 5 });
+  await migrateLatest(db);
+  return {
+    databaseUrl,
+    db,
+    drop: async () => {
+      await db.destroy();
+      await dropDatabase(serverUrl, dbName).catch(() => undefined);
+    },
+  };
+}
+
 export function useOwnDatabase(prefix: string, taskQueue: string): OwnDatabaseStack {
   const dbName = `tap_${prefix}_${Date.now()}_${process.pid}`;
   const serverUrl = process.env.DATABASE_URL!.replace(/\/[^/?]*(\?.*)?$/, '/postgres');
