@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex';
-import { searchMemories, topMemories } from '../services/agents/memories';
+import { searchMemories, topMemories } from '../services/agents/memorySearch';
 
 /** Who the bench's memories are about, what happened, to what, and when: about a million combinations. */
 // prettier-ignore

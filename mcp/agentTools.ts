@@ -7,9 +7,9 @@ import {
   memoryChangesSchema,
   memoryCreateSchema,
   memorySearchQuerySchema,
-  searchMemories,
   updateMemory,
 } from '../services/agents/memories';
+import { searchMemories } from '../services/agents/memorySearch';
 import {
   createSkill,
   deleteSkill,

@@ -9,9 +9,9 @@ import {
   memorySchema,
   memorySearchQuerySchema,
   memoryUpdateSchema,
-  searchMemories,
   updateMemory,
 } from '../../services/agents/memories';
+import { searchMemories } from '../../services/agents/memorySearch';
 import {
   createSkill,
   deleteSkill,

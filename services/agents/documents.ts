@@ -4,7 +4,7 @@ import { createJob } from '../jobs/jobs';
 import type { AppContext, TeamRef } from '../platform/context';
 import { keysetPage, Page, PageQuery } from '../platform/pagination';
 import { requireAgent } from './character';
-import { searchTerms } from './memories';
+import { searchTerms } from './memorySearch';
 
 /** A knowledge document: a title and its text, chunked by the `knowledge.ingest` job. */
 export const documentCreateSchema = z.strictObject({

@@ -4,7 +4,8 @@ import { AppError, notFound } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { keysetPage, Page, PageQuery } from '../platform/pagination';
 import { requireAgent } from './character';
-import { changesSomething, searchTerms } from './memories';
+import { changesSomething } from './memories';
+import { searchTerms } from './memorySearch';
 
 export const skillNameSchema = z
   .string()

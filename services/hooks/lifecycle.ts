@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { characterOf } from '../agents/character';
-import { topMemories } from '../agents/memories';
+import { topMemories } from '../agents/memorySearch';
 import { relevantSkills } from '../agents/skills';
 import { requestApproval } from '../deliveries/warps';
 import type { AppContext, TeamRef } from '../platform/context';

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { knowledgeChunks } from '../agents/documents';
-import { topMemories } from '../agents/memories';
+import { topMemories } from '../agents/memorySearch';
 import { relevantSkills } from '../agents/skills';
 import type { ChatMessage, ChatToolCall } from '../agents/models/chatModel';
 import type { TurnRecord } from './turnRecord';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
-import { searchTerms } from '../agents/memories';
+import { searchTerms } from '../agents/memorySearch';
 import { notFound } from '../platform/errors';
 import { decodeCursor, encodeCursor, Page, pageQuerySchema } from '../platform/pagination';
 

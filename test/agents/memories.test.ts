@@ -1,5 +1,5 @@
 import { createAgent } from '../../services/agents/agents';
-import { topMemories } from '../../services/agents/memories';
+import { topMemories } from '../../services/agents/memorySearch';
 import { useApiSuite } from '../support/helpers';
 
 /**
