@@ -1,6 +1,6 @@
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Db } from '../../db/knex';
-import type { RateWindow } from '../platform/rateLimits';
+import { createLimiter, type RateWindow } from '../platform/rateLimits';
 
 /**
  * The sign-up quotas of docs/FORMS.md: per client address (across forms, so one client cannot
@@ -12,20 +12,7 @@ export interface FormLimitSettings {
   FORM_LIMIT_PER_FORM: RateWindow;
 }
 
-function limiter(db: Db, keyPrefix: string, window: RateWindow) {
-  return new RateLimiterPostgres({
-    storeClient: db,
-    storeType: 'knex',
-    tableName: 'rate_limits',
-    tableCreated: true,
-    keyPrefix,
-    points: window.requests,
-    duration: window.perSeconds,
-    insuranceLimiter: new RateLimiterMemory({ keyPrefix, points: window.requests, duration: window.perSeconds }),
-  });
-}
-
-type Limiters = { address: RateLimiterPostgres; form: RateLimiterPostgres };
+type Limiters = { address: RateLimiterAbstract; form: RateLimiterAbstract };
 /** Built once per database handle and settings (a process has one of each; a test may start two APIs). */
 const built = new WeakMap<Db, Map<string, Limiters>>();
 
@@ -36,8 +23,8 @@ function limitersOf(db: Db, settings: FormLimitSettings): Limiters {
   let limiters = forDb.get(key);
   if (!limiters) {
     limiters = {
-      address: limiter(db, 'form:address', settings.FORM_LIMIT_PER_ADDRESS),
-      form: limiter(db, 'form:form', settings.FORM_LIMIT_PER_FORM),
+      address: createLimiter(db, 'form:address', settings.FORM_LIMIT_PER_ADDRESS),
+      form: createLimiter(db, 'form:form', settings.FORM_LIMIT_PER_FORM),
     };
     forDb.set(key, limiters);
   }

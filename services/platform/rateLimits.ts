@@ -26,7 +26,7 @@ export interface RateLimitSettings {
 }
 
 /** The counters live in Postgres (table `rate_limits`), so every API process shares them. */
-function createLimiter(db: Db, keyPrefix: string, window: RateWindow): RateLimiterAbstract {
+export function createLimiter(db: Db, keyPrefix: string, window: RateWindow): RateLimiterAbstract {
   return new RateLimiterPostgres({
     storeClient: db,
     storeType: 'knex',
