@@ -20,7 +20,9 @@ import { roomsRoutes } from './routes/rooms';
 import { apiTokensRoutes } from './routes/apiTokens';
 import { appsRoutes } from './routes/apps';
 import { artifactsRoutes } from './routes/artifacts';
-import { campaignsRoutes } from './routes/campaigns';
+import { campaigns } from '../services/campaigns/operations';
+import { segments } from '../services/contacts/segmentOperations';
+import { routesOf } from './operationRoutes';
 import { contactsRoutes } from './routes/contacts';
 import { shopRoutes } from './routes/shop';
 import { jobsRoutes } from './routes/jobs';
@@ -56,7 +58,8 @@ export function apiRoutes(ctx: AppContext): Route[] {
     ...warpExecutionsRoutes(ctx),
     ...warpsRoutes(ctx),
     ...privateAppsRoutes(ctx),
-    ...campaignsRoutes(ctx),
+    ...routesOf(ctx, segments),
+    ...routesOf(ctx, campaigns),
     ...webhooksRoutes(ctx),
     ...webhookEndpointsRoutes(ctx),
     ...hooksRoutes(ctx),

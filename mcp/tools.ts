@@ -43,8 +43,7 @@ import { webhookTools } from './webhookTools';
 import { inboxTools } from './inboxTools';
 import { searchTool, teamTools } from './teamTools';
 import { studioTools } from './studioTools';
-import { campaignTools } from './campaignTools';
-import { contactTools } from './contactTools';
+import { catalogTools } from '../services/catalog/features';
 import { createPrivateAppTool } from './privateAppTools';
 export type { Tool, ToolCall } from './toolKit';
 export { caller } from './toolKit';
@@ -322,13 +321,12 @@ export const TOOLS: Tool[] = [
   ...agentKnowledgeTools,
   ...inboxTools,
   ...artifactTools,
-  ...campaignTools,
-  ...contactTools,
   ...hookTools,
   ...automationTools,
   ...formTools,
   ...shopTools,
   ...webhookTools,
+  ...catalogTools,
 ];
 
 /** The tools a connection sees: the core ones and those of the installed apps (or of one app, at /mcp/apps/{slug}). */

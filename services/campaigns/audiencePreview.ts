@@ -31,6 +31,16 @@ export async function previewAudience(db: Db, teamId: string, channel: Channel, 
   };
 }
 
+const skipCountsSchema = z
+  .object({ pending_consent: z.number().int(), opted_out: z.number().int(), missing_channel: z.number().int() })
+  .catchall(z.number().int());
+export const audiencePreviewResultSchema = z.object({
+  channel: z.string(),
+  total: z.number().int(),
+  sendable: z.number().int(),
+  skipped: skipCountsSchema,
+});
+
 export const audiencePreviewSchema = z.strictObject({
   campaignId: z.string().optional(),
   channel: channelSchema.optional(),

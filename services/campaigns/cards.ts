@@ -17,6 +17,9 @@ export const cardDecisionSchema = z.strictObject({
   skip: z.union([z.literal('all'), z.array(z.string().min(1).max(100)).max(10_000)]).optional(),
 });
 
+export const cardSchema = z.object({ contactId: z.string(), address: z.string().nullable() });
+export const cardsDecidedSchema = z.object({ approved: z.number().int(), skipped: z.number().int() });
+
 /** The open approval cards of a Sending campaign whose agent is in manual mode. */
 export async function listCards(
   db: Db,

@@ -12,6 +12,8 @@ export const campaignRetrySchema = z.strictObject({
   contactIds: z.array(z.string().min(1).max(100)).min(1).max(10_000).optional(),
 });
 
+export const retriedSchema = z.object({ retried: z.number().int().describe('How many recipients are sent again') });
+
 /**
  * The spec's retry rules, as SQL over `campaign_recipients`: failed always; skipped for
  * approval_skipped, and for missing_channel only once the contact has an address on the channel.

@@ -1,5 +1,21 @@
+import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { findCampaign } from './campaignRow';
+import { campaignStatusSchema } from './schemas';
+
+export const campaignStatsSchema = z.object({
+  awaitingApproval: z.number().int(),
+  campaignId: z.string(),
+  status: campaignStatusSchema,
+  recipients: z.number().int(),
+  pending: z.number().int(),
+  sent: z.number().int(),
+  failed: z.number().int(),
+  skipped: z.number().int(),
+  skipReasons: z.record(z.string(), z.number().int()),
+  opened: z.number().int(),
+  clicked: z.number().int(),
+});
 
 /** Live counts from the recipients (the campaign's counters are settled from the same at the end of a run). */
 export async function campaignStats(db: Db, teamId: string, campaignId: string) {

@@ -11,6 +11,12 @@ import { textGeneratorFor } from './content';
 import { RENDER_COLUMNS, renderCampaignMessage } from './renderMessage';
 
 export const campaignTestSendSchema = z.strictObject({ contactId: z.string().min(1).max(100) });
+export const testSentSchema = z.object({
+  sent: z.boolean(),
+  to: z.string(),
+  subject: z.string().nullable(),
+  providerMessageId: z.string().nullable(),
+});
 
 /**
  * Test send: the real subject and body for one contact, subject prefixed `[TEST]`, through the

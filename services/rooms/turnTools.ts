@@ -1,4 +1,4 @@
-import type { Tool } from '../../mcp/toolKit';
+import type { Tool } from '../catalog/tool';
 import type { AppSlug } from '../agents/apps';
 import type { ChatTool } from '../agents/models/chatModel';
 import type { TurnRecord } from './turnRecord';

@@ -3,7 +3,7 @@ import { FakeModelServer, startModelServer } from '../fakes/modelServer';
 import { newTeam, useApiSuite } from '../support/helpers';
 import { failing, mcpClient, ok } from '../support/mcpHelpers';
 import { studioTools } from '../../mcp/studioTools';
-import type { ToolCall } from '../../mcp/toolKit';
+import type { ToolCall } from '../../services/catalog/tool';
 
 /**
  * The Studio (issue 16 § 6, docs/STUDIO.md) through the MCP SDK client: a brief, a production run

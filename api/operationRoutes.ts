@@ -1,0 +1,59 @@
+import type { AppContext } from '../services/platform/context';
+import type { Caller, Feature, Operation } from '../services/platform/operation';
+import { authOf } from './auth';
+import { json, locationHeader, noContent, Reply, ResponseSpec, Route, SuccessStatus } from './routeTable';
+
+/** The HTTP face of an operation, as a route of the table (api/routeTable.ts runs and documents it). */
+export function routeOf(ctx: AppContext, operation: Operation): Route {
+  const face = operation.http;
+  if (!face) throw new Error(`${operation.name} has no HTTP face`);
+  const answer = face.answerSchema ?? operation.output;
+  const responses: Partial<Record<SuccessStatus, ResponseSpec>> = {};
+  if (face.status === 204) responses[204] = noContent(face.answer);
+  else {
+    if (!answer) throw new Error(`${operation.name} answers ${face.status} with no output schema`);
+    responses[face.status] = json(answer, face.answer, face.location ? locationHeader : undefined);
+  }
+  for (const [status, [schema, description]] of Object.entries(face.otherAnswers ?? {})) {
+    responses[Number(status) as SuccessStatus] = json(schema, description);
+  }
+  const toInput = (face.input ?? mergeParts) as (parts: Parts) => unknown;
+  return {
+    method: face.method,
+    path: face.path,
+    summary: face.summary,
+    ...(face.description ? { description: face.description } : {}),
+    tag: face.tag,
+    access: operation.access.level,
+    ...(face.params ? { params: face.params } : {}),
+    ...(face.query ? { query: face.query } : {}),
+    ...(face.headers ? { headers: face.headers } : {}),
+    ...(face.body ? { body: { kind: 'json', ...face.body } } : {}),
+    responses,
+    ...(face.errors ? { errors: face.errors } : {}),
+    handler: async ({ req, params, query, headers, body }): Promise<Reply> => {
+      const { team, principal } = authOf(req);
+      const caller: Caller = { team, principal };
+      const output = await operation.handler(ctx, caller, toInput({ params, query, headers, body }));
+      if (face.reply) return face.reply(output as never, ctx);
+      if (face.status === 204) return { status: 204 };
+      return {
+        status: face.status,
+        body: output,
+        ...(face.location ? { headers: { Location: face.location(output as never, ctx) } } : {}),
+      };
+    },
+  };
+}
+
+type Parts = { params: object; query: object; headers: object; body: unknown };
+
+const mergeParts = ({ params, query, body }: Parts) => ({
+  ...params,
+  ...query,
+  ...(body && typeof body === 'object' ? body : {}),
+});
+
+/** A feature's routes, in its operations' order. */
+export const routesOf = (ctx: AppContext, feature: Feature): Route[] =>
+  feature.operations.filter((operation) => operation.http).map((operation) => routeOf(ctx, operation));
