@@ -71,9 +71,10 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // The console's browser script (served as is, no build step).
-    files: ['console/assets/*.js'],
-    languageOptions: { sourceType: 'script', globals: globals.browser },
+    // The console's browser modules (served as they are, no build step; type-checked by
+    // `tsc -p console/assets`, whose checkJs project they are, apart from the server's).
+    files: ['console/assets/**/*.js'],
+    languageOptions: { sourceType: 'module', globals: globals.browser },
   },
   {
     files: ['**/*.mjs'],

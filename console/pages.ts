@@ -19,7 +19,7 @@ function valueKind(schema: z.ZodType | undefined): 'none' | 'number' | 'boolean'
 }
 
 /**
- * The names console.js offers in its forms and listens for, taken from the services that define
+ * The names the console's modules offer in their forms and listens for, taken from the services that define
  * them (a new room event, event type or step type reaches the console without a second list).
  * Rendered into every page as JSON in a <meta> (not a script: the CSP runs no inline script).
  */
@@ -38,41 +38,40 @@ export const CONSOLE_VOCABULARY = {
   messageSources: outboundSourceKindSchema.options,
 };
 
-/** The console's pages: the server renders the frame (navigation, team, CSRF token); console.js fills it from /app/api. */
-export const CONSOLE_PAGES = [
-  { name: 'approvals', path: '/app/approvals', title: 'Approvals' },
-  { name: 'rooms', path: '/app/rooms', title: 'Rooms' },
-  { name: 'room', path: '/app/rooms/:id', title: 'Room' },
-  { name: 'campaigns', path: '/app/campaigns', title: 'Campaigns' },
-  { name: 'campaign', path: '/app/campaigns/:id', title: 'Campaign' },
-  { name: 'jobs', path: '/app/jobs', title: 'Jobs' },
-  { name: 'automations', path: '/app/automations', title: 'Automations' },
-  { name: 'automation', path: '/app/automations/:id', title: 'Automation' },
-  { name: 'webhooks', path: '/app/webhooks', title: 'Webhooks' },
-  { name: 'hooks', path: '/app/hooks', title: 'Hooks and keys' },
-  { name: 'messages', path: '/app/messages', title: 'Messages' },
-  { name: 'agents', path: '/app/agents', title: 'Agents' },
-  { name: 'contacts', path: '/app/contacts', title: 'Contacts' },
-  { name: 'segments', path: '/app/segments', title: 'Segments' },
-  { name: 'artifacts', path: '/app/artifacts', title: 'Artifacts' },
-  { name: 'tokens', path: '/app/tokens', title: 'API tokens' },
-] as const;
-
-const NAV = [
-  { href: '/app/approvals', label: 'Approvals', section: ['approvals'] },
-  { href: '/app/rooms', label: 'Rooms', section: ['rooms', 'room'] },
-  { href: '/app/campaigns', label: 'Campaigns', section: ['campaigns', 'campaign'] },
-  { href: '/app/jobs', label: 'Jobs', section: ['jobs'] },
-  { href: '/app/automations', label: 'Automations', section: ['automations', 'automation'] },
-  { href: '/app/webhooks', label: 'Webhooks', section: ['webhooks'] },
-  { href: '/app/hooks', label: 'Hooks', section: ['hooks'] },
-  { href: '/app/messages', label: 'Messages', section: ['messages'] },
-  { href: '/app/artifacts', label: 'Artifacts', section: ['artifacts'] },
-  { href: '/app/contacts', label: 'Contacts', section: ['contacts'] },
-  { href: '/app/segments', label: 'Segments', section: ['segments'] },
-  { href: '/app/agents', label: 'Agents', section: ['agents'] },
-  { href: '/app/tokens', label: 'API tokens', section: ['tokens'] },
+/**
+ * The console's pages, the one list of them: the routes (console/router.ts), the navigation (in
+ * this order; a page without `nav` lights up its `section`) and the module that draws each page in
+ * the browser, `console/assets/pages/<name>.js` (console/assets/main.js loads it by the name the
+ * frame carries). The server renders the frame (navigation, team, CSRF token); the module fills it from /app/api.
+ */
+export const CONSOLE_PAGES: readonly ConsolePage[] = [
+  { name: 'approvals', path: '/app/approvals', title: 'Approvals', nav: 'Approvals' },
+  { name: 'rooms', path: '/app/rooms', title: 'Rooms', nav: 'Rooms' },
+  { name: 'room', path: '/app/rooms/:id', title: 'Room', section: 'rooms' },
+  { name: 'campaigns', path: '/app/campaigns', title: 'Campaigns', nav: 'Campaigns' },
+  { name: 'campaign', path: '/app/campaigns/:id', title: 'Campaign', section: 'campaigns' },
+  { name: 'jobs', path: '/app/jobs', title: 'Jobs', nav: 'Jobs' },
+  { name: 'automations', path: '/app/automations', title: 'Automations', nav: 'Automations' },
+  { name: 'automation', path: '/app/automations/:id', title: 'Automation', section: 'automations' },
+  { name: 'webhooks', path: '/app/webhooks', title: 'Webhooks', nav: 'Webhooks' },
+  { name: 'hooks', path: '/app/hooks', title: 'Hooks and keys', nav: 'Hooks' },
+  { name: 'messages', path: '/app/messages', title: 'Messages', nav: 'Messages' },
+  { name: 'artifacts', path: '/app/artifacts', title: 'Artifacts', nav: 'Artifacts' },
+  { name: 'contacts', path: '/app/contacts', title: 'Contacts', nav: 'Contacts' },
+  { name: 'segments', path: '/app/segments', title: 'Segments', nav: 'Segments' },
+  { name: 'agents', path: '/app/agents', title: 'Agents', nav: 'Agents' },
+  { name: 'tokens', path: '/app/tokens', title: 'API tokens', nav: 'API tokens' },
 ];
+
+interface ConsolePage {
+  /** Lower-case letters: also the name of its module, console/assets/pages/<name>.js. */
+  name: string;
+  path: string;
+  title: string;
+  /** Its label in the navigation; a page without one is part of the section of `section`. */
+  nav?: string;
+  section?: string;
+}
 
 function frame(title: string, body: Html, head: Html = html``): string {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -106,9 +105,10 @@ export function consolePage(view: {
   /** `{base_url}`: where the API is reached from outside (the inbound hook URL a page shows). */
   apiBaseUrl: string;
 }): string {
-  const nav = NAV.map(
+  const section = CONSOLE_PAGES.find((p) => p.name === view.page)?.section ?? view.page;
+  const nav = CONSOLE_PAGES.filter((p) => p.nav).map(
     (item) =>
-      html`<li><a href="${item.href}"${item.section.includes(view.page) ? new Html(' aria-current="page"') : ''}>${item.label}</a></li>`,
+      html`<li><a href="${item.path}"${item.name === section ? new Html(' aria-current="page"') : ''}>${item.nav}</a></li>`,
   );
   const teamSwitch =
     view.teams.length > 1
@@ -121,7 +121,7 @@ export function consolePage(view: {
 <form method="post" action="/app/logout" class="signout"><input type="hidden" name="csrf_token" value="${view.csrfToken}"><span class="muted who">${view.email}</span><button type="submit">Sign out</button></form></header>
 <nav aria-label="Sections"><ul>${nav}</ul></nav>
 <main id="main" data-page="${view.page}" data-id="${view.id ?? ''}" data-team="${view.team.teamSlug}"><h1>${view.title}</h1><p class="muted" id="status" role="status" aria-live="polite">Loading…</p><div id="content"></div></main>`,
-    html`<meta name="csrf-token" content="${view.csrfToken}"><meta name="console-vocabulary" content="${JSON.stringify({ ...CONSOLE_VOCABULARY, apiBaseUrl: view.apiBaseUrl })}"><link rel="stylesheet" href="/app/assets/uplot.css"><script src="/app/assets/uplot.js" defer></script><script src="/app/assets/console.js" defer></script>`,
+    html`<meta name="csrf-token" content="${view.csrfToken}"><meta name="console-vocabulary" content="${JSON.stringify({ ...CONSOLE_VOCABULARY, apiBaseUrl: view.apiBaseUrl })}"><link rel="stylesheet" href="/app/assets/uplot.css"><script src="/app/assets/uplot.js" defer></script><script type="module" src="/app/assets/main.js"></script><link rel="modulepreload" href="/app/assets/pages/${view.page}.js">`,
   );
 }
 

@@ -53,12 +53,24 @@ const consoleHeaders = helmet({
   strictTransportSecurity: false,
 });
 
-const ASSETS: Record<string, { file: () => string; type: string }> = {
-  'console.js': { file: () => path.join(__dirname, 'assets', 'console.js'), type: 'application/javascript' },
-  'console.css': { file: () => path.join(__dirname, 'assets', 'console.css'), type: 'text/css' },
+/** The charting library, from node_modules; every other asset is a file of console/assets. */
+const LIBRARIES: Record<string, { file: () => string; type: string }> = {
   'uplot.js': { file: () => require.resolve('uplot/dist/uPlot.iife.min.js'), type: 'application/javascript' },
   'uplot.css': { file: () => require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css' },
 };
+const ASSETS_DIR = path.join(__dirname, 'assets');
+/** What is served from console/assets: its modules and its sheet (not its types, its tsconfig or anything else). */
+const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css' };
+
+/** A module or sheet of console/assets named by plain path segments (none starts with a dot: no way up, no dot file). */
+function assetOf(segments: string[]): { file: string; type: string } | undefined {
+  const name = segments.join('/');
+  if (LIBRARIES[name]) return { file: LIBRARIES[name].file(), type: LIBRARIES[name].type };
+  if (!segments.length || !segments.every((s) => /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(s))) return undefined;
+  const type = ASSET_TYPES[path.extname(name)];
+  const file = path.join(ASSETS_DIR, ...segments);
+  return type && fs.existsSync(file) && fs.statSync(file).isFile() ? { file, type } : undefined;
+}
 
 interface Session {
   token: string;
@@ -125,11 +137,11 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
 
   router.use('/app', consoleHeaders);
 
-  router.get('/app/assets/:name', (req, res) => {
-    const asset = ASSETS[req.params.name];
+  router.get('/app/assets/*name', (req, res) => {
+    const asset = assetOf((req.params as { name: string[] }).name);
     if (!asset) throw new AppError(404, 'not_found', 'No such console asset');
     res.setHeader('Cache-Control', 'no-cache');
-    res.type(asset.type).send(fs.readFileSync(asset.file()));
+    res.type(asset.type).send(fs.readFileSync(asset.file));
   });
 
   const safeNext = (raw: unknown) =>

@@ -1,0 +1,99 @@
+// @ts-check
+/* Messages: the message log and the sandbox outbox. */
+import { badge, field, h, options, table, when } from '../lib/dom.js';
+import { content, every, setStatus, vocabulary } from '../lib/frame.js';
+import { CHANNELS } from '../lib/names.js';
+import { pagedList } from '../lib/paged.js';
+
+export default function messagesPage() {
+  const sourceFilter = h(
+    'select',
+    { id: 'message-source' },
+    options([['', 'Everything'], ...vocabulary.messageSources.map((s) => [s, s.replace(/_/g, ' ')])]),
+  );
+  const statusFilter = h(
+    'select',
+    { id: 'message-status' },
+    options([
+      ['', 'Any'],
+      ['sent', 'sent'],
+      ['failed', 'failed'],
+    ]),
+  );
+  const query = () => {
+    const q = new URLSearchParams();
+    if (sourceFilter.value) q.set('sourceKind', sourceFilter.value);
+    if (statusFilter.value) q.set('status', statusFilter.value);
+    return '/messages' + (q.toString() ? '?' + q : '');
+  };
+  const sourceLink = (m) =>
+    m.sourceKind === 'campaign' || m.sourceKind === 'campaign_test'
+      ? h('a', { href: '/app/campaigns/' + encodeURIComponent(m.sourceId) }, m.sourceKind.replace(/_/g, ' '))
+      : m.sourceKind + ' ' + m.sourceId;
+  const log = pagedList('Messages', query(), 25, (items) =>
+    table(
+      ['Sent', 'Channel', 'To', 'Status', 'For', 'Provider', 'Opened', 'Clicked'],
+      items.map((m) =>
+        h(
+          'tr',
+          { dataset: { id: m.id } },
+          h('td', {}, when(m.createdAt)),
+          h('td', {}, CHANNELS[m.channel] || m.channel),
+          h('td', {}, m.address),
+          h('td', {}, badge(m.status)),
+          h('td', {}, sourceLink(m)),
+          h('td', {}, m.provider),
+          h('td', {}, m.openedAt ? when(m.openedAt) : ''),
+          h('td', {}, m.clickedAt ? when(m.clickedAt) : ''),
+        ),
+      ),
+      'No messages yet.',
+      'Messages',
+    ),
+  );
+  const outbox = pagedList('Sandbox outbox', '/outbox', 25, (items) =>
+    table(
+      ['When', 'To', 'Subject', 'Message'],
+      items.map((m) =>
+        h(
+          'tr',
+          { dataset: { id: m.id } },
+          h('td', {}, when(m.createdAt)),
+          h('td', {}, m.to),
+          h('td', {}, m.subject || ''),
+          h('td', { class: 'result' }, m.body.length > 160 ? m.body.slice(0, 160) + '…' : m.body),
+        ),
+      ),
+      'The sandbox has sent nothing.',
+      'Sandbox outbox',
+    ),
+  );
+  const refilter = () => void log.restart(query()).catch((err) => setStatus(err.message));
+  sourceFilter.addEventListener('change', refilter);
+  statusFilter.addEventListener('change', refilter);
+  content.replaceChildren(
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('div', {}, field('message-source', 'Sent for', sourceFilter)),
+      h('div', {}, field('message-status', 'Status', statusFilter)),
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'log-title', id: 'message-log' },
+      h('h2', { id: 'log-title' }, 'Every message a provider was asked to send'),
+      log.el,
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'outbox-title', id: 'outbox' },
+      h('h2', { id: 'outbox-title' }, 'Sandbox outbox'),
+      h('p', { class: 'muted' }, 'What the sandbox provider "sent": the whole message, as a recipient would read it.'),
+      outbox.el,
+    ),
+  );
+  every(5000, async () => {
+    await Promise.all([log.refresh(), outbox.refresh()]);
+    setStatus('Updated ' + new Date().toLocaleTimeString());
+  });
+}

@@ -1,0 +1,215 @@
+// @ts-check
+/* A room: its event stream followed live, and the composer. */
+import { api, errorText } from '../lib/api.js';
+import { badge, h, json, when } from '../lib/dom.js';
+import { content, notFound, pageId, setStatus, vocabulary } from '../lib/frame.js';
+import { agents } from '../lib/names.js';
+
+export default async function roomPage() {
+  // A fresh key for this room: the API checks the room is this team's (else 404).
+  const opened = await api('POST', '/rooms', { roomId: pageId });
+  if (opened.status === 404) return notFound('Room');
+  if (opened.status !== 200 && opened.status !== 201) return setStatus(errorText(opened));
+  const room = opened.body.room;
+  const names = await agents();
+  document.querySelector('h1').textContent = 'Room: ' + room.name;
+  const state = h('span', { class: 'badge', id: 'stream-state' }, 'connecting');
+  const meta = h(
+    'p',
+    { class: 'muted' },
+    'Agent: ',
+    names.get(room.agentId) || room.agentId,
+    ' · events received ',
+    h('span', { id: 'events-received' }, '0'),
+    ' · last event ',
+    h('span', { id: 'last-event' }, '0'),
+    ' · reconnects ',
+    h('span', { id: 'reconnects' }, '0'),
+    ' · ',
+    state,
+  );
+  const stream = h('div', { class: 'stream', id: 'stream', role: 'log', 'aria-label': 'Room events', tabindex: 0 });
+  const input = h('textarea', { id: 'room-message', required: true, maxlength: 20000 });
+  const composer = h(
+    'form',
+    {
+      class: 'composer',
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        const message = input.value.trim();
+        if (!message) return;
+        input.value = '';
+        const res = await api('POST', '/agents/' + encodeURIComponent(room.agentId) + '/messages', {
+          message,
+          roomId: room.id,
+          waitSeconds: 0,
+        });
+        if (res.status !== 200 && res.status !== 202) setStatus(errorText(res));
+      },
+    },
+    h('div', {}, h('label', { for: 'room-message' }, 'Message'), input),
+    h('button', { class: 'primary', type: 'submit' }, 'Send'),
+  );
+  content.replaceChildren(h('div', { class: 'room' }, meta, stream, composer));
+
+  const deltas = new Map();
+  let last = 0;
+  let received = 0;
+  let reconnects = 0;
+  const show = (el) => stream.append(el);
+  const handle = (type, seq, data) => {
+    if (seq <= last) return; // a replay after a reconnect never shows an event twice
+    // Follow the conversation while the reader is at its end; leave them where they are if they scrolled up.
+    const atBottom = stream.scrollTop + stream.clientHeight >= stream.scrollHeight - 40;
+    handleEvent(type, seq, data);
+    if (atBottom) stream.scrollTop = stream.scrollHeight;
+  };
+  const handleEvent = (type, seq, data) => {
+    last = seq;
+    received += 1;
+    document.getElementById('last-event').textContent = String(seq);
+    document.getElementById('events-received').textContent = String(received);
+    const ev = (cls, ...children) =>
+      h('div', { class: 'event ' + cls, dataset: { seq: String(seq), type } }, ...children);
+    switch (type) {
+      case 'message.created':
+        if (data.role === 'user') show(ev('user', h('span', { class: 'who' }, 'You: '), data.content || ''));
+        else {
+          const text = h('span', { class: 'text' });
+          deltas.set(data.messageId, text);
+          show(ev('assistant', h('span', { class: 'who' }, (names.get(room.agentId) || 'Agent') + ': '), text));
+        }
+        break;
+      case 'message.delta': {
+        const text = deltas.get(data.messageId);
+        if (text) text.textContent += data.text;
+        break;
+      }
+      case 'message.reset': {
+        const text = deltas.get(data.messageId);
+        if (text) text.textContent = '';
+        break;
+      }
+      case 'message.completed': {
+        const text = deltas.get(data.messageId);
+        if (text) text.textContent = data.content || '';
+        // A step that only called tools says nothing: its calls follow as their own lines.
+        if (text && !data.content) text.parentElement.hidden = true;
+        break;
+      }
+      case 'tool.call':
+        show(
+          ev(
+            'tool',
+            'Tool call ',
+            h('strong', {}, data.name),
+            ' ',
+            json(data.arguments),
+            data.needsApproval ? ' (needs approval)' : '',
+          ),
+        );
+        break;
+      case 'tool.result':
+        show(
+          ev(
+            'tool',
+            'Tool ',
+            h('strong', {}, data.name),
+            ' ',
+            badge(data.status),
+            ' ',
+            String(data.result || '').slice(0, 500),
+          ),
+        );
+        break;
+      case 'approval.requested': {
+        const outcome = h('span', { role: 'status' });
+        const decide = async (verb) => {
+          const res = await api('POST', '/warp-executions/' + encodeURIComponent(data.executionId) + '/' + verb, {});
+          outcome.textContent =
+            res.status === 200 ? (verb === 'approve' ? ' approved' : ' declined') : ' ' + errorText(res);
+        };
+        show(
+          ev(
+            'approval',
+            'Approval needed: ',
+            h('strong', {}, data.tool || data.warp),
+            ' ',
+            json(data.arguments),
+            ' (expires ',
+            when(data.expiresAt),
+            ') ',
+            h('button', { type: 'button', class: 'primary', onclick: () => decide('approve') }, 'Approve'),
+            ' ',
+            h('button', { type: 'button', class: 'danger', onclick: () => decide('decline') }, 'Decline'),
+            outcome,
+          ),
+        );
+        break;
+      }
+      case 'approval.decided':
+        show(ev('approval', 'Approval ', badge(data.status)));
+        break;
+      case 'turn.completed':
+        show(
+          ev(
+            'muted',
+            'Turn completed · ',
+            String(data.promptTokens || 0),
+            ' + ',
+            String(data.completionTokens || 0),
+            ' tokens',
+          ),
+        );
+        break;
+      case 'turn.failed':
+        show(ev('error', 'Turn failed: ', data.error && (data.error.code || data.error)));
+        break;
+      default:
+        show(ev('muted', type));
+    }
+  };
+  const pathOf = (url) => new URL(url).pathname + new URL(url).search;
+  let streamPath = pathOf(opened.body.streamUrl);
+  let source;
+  // A key that expired or was revoked: the page asks for a fresh one (it is the team's own console).
+  const freshKey = async () => {
+    const again = await api('POST', '/rooms', { roomId: room.id }).catch(() => null);
+    if (again && (again.status === 200 || again.status === 201)) streamPath = pathOf(again.body.streamUrl);
+  };
+  const connect = () => {
+    // EventSource resends Last-Event-ID itself; a source the browser gave up on is replaced with lastEventId in the query.
+    source = new EventSource(last ? streamPath + '&lastEventId=' + last : streamPath);
+    source.onopen = () => {
+      state.className = 'badge live';
+      state.textContent = 'live';
+    };
+    source.onerror = () => {
+      state.className = 'badge reconnecting';
+      state.textContent = 'reconnecting';
+      reconnects += 1;
+      document.getElementById('reconnects').textContent = String(reconnects);
+      if (source.readyState === EventSource.CLOSED) setTimeout(() => freshKey().then(connect), 2000);
+    };
+    // Events the team's retention purged: one line, and the count moves past them.
+    source.addEventListener('gap', (e) => {
+      const data = JSON.parse(e.data);
+      last = Number(e.lastEventId);
+      document.getElementById('last-event').textContent = String(last);
+      show(h('div', { class: 'event muted gap' }, 'Events ' + data.from + '–' + data.to + ' are no longer kept'));
+    });
+    // The key stopped opening the stream: reconnect with a fresh one.
+    source.addEventListener('closed', () => {
+      source.close();
+      state.className = 'badge reconnecting';
+      state.textContent = 'reconnecting';
+      freshKey().then(connect);
+    });
+    // Every type services/rooms/roomEvents.ts defines (the page's vocabulary): one the switch above
+    // does not draw yet still counts and shows as a line, so the event count stays the room's.
+    for (const type of vocabulary.roomEvents)
+      source.addEventListener(type, (e) => handle(type, Number(e.lastEventId), JSON.parse(e.data)));
+  };
+  connect();
+  setStatus('');
+}
