@@ -1,7 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-// mcp/tools before mcp/warpTools: the tool list is built first (warpTools reads it lazily).
-import '../mcp/tools';
-import { stepCatalog } from '../mcp/warpTools';
+import { stepCatalog } from '../services/catalog/features';
 import type { AppContext } from '../services/platform/context';
 import { AppError } from '../services/platform/errors';
 import { sendCampaignToContact } from '../services/warps/campaignContact';

@@ -13,13 +13,13 @@ import { docsRouter } from './docsPage';
 import { consoleRouter, SESSION_COOKIE } from '../console/router';
 import { defineRoute, json, registerRoutes, Route } from './routeTable';
 import { adminRoutes } from './routes/admin';
-import { agentsRoutes } from './routes/agents';
-import { agentKnowledgeRoutes } from './routes/agentKnowledge';
-import { agentInboxRoutes } from './routes/agentInbox';
-import { roomsRoutes } from './routes/rooms';
+import { agents } from '../services/agents/agentOperations';
+import { agentKnowledge } from '../services/agents/knowledgeOperations';
+import { inbox } from '../services/inbox/operations';
+import { rooms } from '../services/rooms/operations';
 import { apiTokensRoutes } from './routes/apiTokens';
-import { appsRoutes } from './routes/apps';
-import { artifactsRoutes } from './routes/artifacts';
+import { apps } from '../services/agents/appOperations';
+import { artifacts } from '../services/deliveries/artifactOperations';
 import { campaigns } from '../services/campaigns/operations';
 import { segments } from '../services/contacts/segmentOperations';
 import { routesOf } from './operationRoutes';
@@ -28,14 +28,20 @@ import { shopRoutes } from './routes/shop';
 import { jobsRoutes } from './routes/jobs';
 import { mediaRoutes } from './routes/media';
 import { teamRoutes } from './routes/team';
-import { searchRoutes } from './routes/search';
-import { privateAppsRoutes } from './routes/privateApps';
+import { search } from '../services/search/operations';
+import { team } from '../services/teams/operations';
+import { contacts } from '../services/contacts/operations';
+import { jobs } from '../services/jobs/operations';
+import { media } from '../services/media/operations';
+import { privateApps } from '../services/warps/privateAppOperations';
 import { unsubscribeRoutes } from './routes/unsubscribe';
-import { warpExecutionsRoutes } from './routes/warpExecutions';
-import { warpsRoutes } from './routes/warps';
+import { approvalPageRoutes } from './routes/approvalPages';
+import { warpExecutions } from '../services/deliveries/executionOperations';
+import { messageLog } from '../services/deliveries/messageLogOperations';
+import { warps } from '../services/catalog/features';
 import { webhooksRoutes } from './routes/webhooks';
-import { webhookEndpointsRoutes } from './routes/webhookEndpoints';
-import { hooksRoutes } from './routes/hooks';
+import { webhooks } from '../services/webhooks/operations';
+import { hooks } from '../services/hooks/operations';
 import { agentHooksRoutes } from './routes/agentHooks';
 import { automationsRoutes } from './routes/automations';
 import { formsRoutes } from './routes/forms';
@@ -44,31 +50,37 @@ import { formPagesRouter } from './formPages';
 /** The route table of /v1: every operation, declared once; Express runs it and the OpenAPI document describes it. */
 export function apiRoutes(ctx: AppContext): Route[] {
   return [
+    ...routesOf(ctx, team),
     ...teamRoutes(ctx),
-    ...searchRoutes(ctx),
-    ...agentsRoutes(ctx),
-    ...agentKnowledgeRoutes(ctx),
-    ...agentInboxRoutes(ctx),
-    ...roomsRoutes(ctx),
-    ...appsRoutes(ctx),
+    ...routesOf(ctx, search),
+    ...routesOf(ctx, agents),
+    ...routesOf(ctx, agentKnowledge),
+    ...routesOf(ctx, inbox),
+    ...routesOf(ctx, rooms),
+    ...routesOf(ctx, apps),
+    ...routesOf(ctx, contacts),
     ...contactsRoutes(ctx),
     ...jobsRoutes(ctx),
+    ...routesOf(ctx, jobs),
     ...apiTokensRoutes(ctx),
-    ...artifactsRoutes(ctx),
-    ...warpExecutionsRoutes(ctx),
-    ...warpsRoutes(ctx),
-    ...privateAppsRoutes(ctx),
+    ...routesOf(ctx, artifacts),
+    ...routesOf(ctx, warpExecutions),
+    ...approvalPageRoutes(ctx),
+    ...routesOf(ctx, messageLog),
+    ...routesOf(ctx, warps),
+    ...routesOf(ctx, privateApps),
     ...routesOf(ctx, segments),
     ...routesOf(ctx, campaigns),
     ...webhooksRoutes(ctx),
-    ...webhookEndpointsRoutes(ctx),
-    ...hooksRoutes(ctx),
+    ...routesOf(ctx, webhooks),
+    ...routesOf(ctx, hooks),
     ...agentHooksRoutes(ctx),
     ...automationsRoutes(ctx),
     ...formsRoutes(ctx),
     ...shopRoutes(ctx),
     ...unsubscribeRoutes(ctx),
     ...mediaRoutes(ctx),
+    ...routesOf(ctx, media),
     ...adminRoutes(ctx),
   ];
 }

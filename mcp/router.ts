@@ -16,7 +16,7 @@ import {
 } from '../services/identity/principal';
 import { paymentGateFor } from '../services/payments/gates';
 import { answerJsonRpcPost } from './jsonRpcHttp';
-import { privateAppTools } from './privateAppTools';
+import { privateAppTools } from '../services/warps/privateAppOperations';
 import { TOOLS } from './tools';
 import { buildMcpServer, Connection, OutsideCaller, SERVER_INFO, toolPreview } from './server';
 

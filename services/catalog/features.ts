@@ -1,13 +1,62 @@
 import { campaigns } from '../campaigns/operations';
 import { segments } from '../contacts/segmentOperations';
+import { webhooks } from '../webhooks/operations';
+import { hooks } from '../hooks/operations';
+import { artifacts } from '../deliveries/artifactOperations';
+import { warpExecutions } from '../deliveries/executionOperations';
+import { messageLog } from '../deliveries/messageLogOperations';
+import { team } from '../teams/operations';
+import { search } from '../search/operations';
+import { contacts } from '../contacts/operations';
+import { jobs } from '../jobs/operations';
+import { apiTokens } from '../identity/tokenOperations';
+import { media } from '../media/operations';
+import { studio } from '../studio/operations';
+import { rooms } from '../rooms/operations';
+import { warpsOf } from '../warps/operations';
+import { privateApps } from '../warps/privateAppOperations';
+import { stepCatalogOf } from '../warps/stepCatalog';
+import { agents } from '../agents/agentOperations';
+import { agentKnowledge } from '../agents/knowledgeOperations';
+import { inbox } from '../inbox/operations';
+import { apps } from '../agents/appOperations';
 import type { Feature } from '../platform/operation';
 import { Tool, toolOf } from './tool';
+
+/** Until every feature is declared here (issue 36): the tools mcp/tools.ts still declares, handed in by it. */
+export const legacyTools: Tool[] = [];
+
+/** What a private warp's tool step can call: every tool (read at each call) and every built-in warp. */
+export const stepCatalog = stepCatalogOf(() => [...legacyTools, ...catalogTools]);
+export const warps = warpsOf(stepCatalog);
 
 /**
  * Every feature's operations: the one list the HTTP route table (api/app.ts, in the API
  * document's order), the MCP catalog and the tools of agents' turns are made from.
  */
-export const FEATURES: Feature[] = [segments, campaigns];
+export const FEATURES: Feature[] = [
+  segments,
+  campaigns,
+  webhooks,
+  hooks,
+  artifacts,
+  warpExecutions,
+  messageLog,
+  team,
+  search,
+  contacts,
+  jobs,
+  apiTokens,
+  media,
+  studio,
+  rooms,
+  warps,
+  privateApps,
+  agents,
+  agentKnowledge,
+  inbox,
+  apps,
+];
 
 /** The operations with an MCP face, as tools. */
 export const catalogTools: Tool[] = FEATURES.flatMap((feature) =>

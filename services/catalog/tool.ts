@@ -36,6 +36,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   warp?: SensitiveWarp;
   /** How an agent's turn runs it (default `atomic`). */
   inTurns?: InTurns;
+  /** See OperationAccess.startsWork. */
+  startsWork?: true;
   /** See OperationAccess.chargeInRead. */
   chargeInRead?: true;
   run(call: ToolCall, args: z.infer<S>): Promise<unknown>;
@@ -91,6 +93,7 @@ export function toolOf(operation: Operation): Tool {
     access: access.level,
     input,
     ...(access.inTurns ? { inTurns: access.inTurns } : {}),
+    ...(access.startsWork ? { startsWork: true } : {}),
     ...(access.chargeInRead ? { chargeInRead: true } : {}),
     run: async (call, args) => {
       const who = callerOf(call);

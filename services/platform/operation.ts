@@ -51,6 +51,12 @@ export interface OperationAccess {
   /** How an agent's turn runs it (default `atomic`). */
   inTurns?: InTurns;
   /**
+   * It starts durable work whatever `inTurns` says (one `never` in turns may still start a workflow):
+   * a private warp's tool step runs it outside the step's transaction. `inTurns: 'startsWork'` and
+   * `sensitive` imply it.
+   */
+  startsWork?: true;
+  /**
    * A read whose statement carries the call's credit charge (`Caller.rider`): one round trip,
    * not two. A call that fails before its statement, or in it, is charged on its own.
    */

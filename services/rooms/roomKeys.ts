@@ -135,8 +135,10 @@ export async function revokeRoomKey(db: Db, roomId: string, keyId: string): Prom
   return presentRoomKey(row);
 }
 
+export const revokedKeysSchema = z.object({ revoked: z.number().int() });
+
 /** Revokes every active key of the room; answers how many. */
-export async function revokeAllRoomKeys(db: Db, roomId: string): Promise<{ revoked: number }> {
+export async function revokeAllRoomKeys(db: Db, roomId: string): Promise<z.infer<typeof revokedKeysSchema>> {
   const revoked = await db('room_keys')
     .where({ room_id: roomId })
     .whereNull('revoked_at')

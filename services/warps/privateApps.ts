@@ -46,6 +46,9 @@ export const privateAppSchema = z.object({
 });
 export type PrivateAppJson = z.infer<typeof privateAppSchema>;
 
+/** What creating one answers: the app, and whether this call created it (false: a retry found it). */
+export const privateAppCreatedSchema = z.object({ app: privateAppSchema, created: z.boolean() });
+
 interface PrivateAppRow {
   seq: number;
   id: string;
@@ -87,7 +90,7 @@ export async function createPrivateApp(
   team: TeamRef,
   userId: string | null,
   input: PrivateAppCreate,
-): Promise<{ app: PrivateAppJson; created: boolean }> {
+): Promise<z.infer<typeof privateAppCreatedSchema>> {
   if (RESERVED.has(input.slug))
     throw new AppError(409, 'conflict', `${input.slug} is a native app's slug; choose another`, { slug: input.slug });
   const warps: Pick<PrivateWarpRow, 'id' | 'name'>[] = await ctx

@@ -1,7 +1,5 @@
 import { createAutomationActivities } from '../../activities/automations';
-// Through TOOLS first: mcp/warpTools.ts is part of it (an import cycle otherwise).
-import '../../mcp/tools';
-import { stepCatalog } from '../../mcp/warpTools';
+import { stepCatalog } from '../../services/catalog/features';
 import { loadConfig } from '../../config';
 import type { Db } from '../../db/knex';
 import { createLogger } from '../../logger';
