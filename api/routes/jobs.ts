@@ -1,20 +1,15 @@
-import { z } from 'zod';
 import type { AppContext } from '../../services/platform/context';
-import {
-  createJob,
-  getJob,
-  jobAcceptedSchema,
-  jobListQuerySchema,
-  jobSchema,
-  listJobs,
-} from '../../services/jobs/jobs';
+import { createJob, jobAcceptedSchema } from '../../services/jobs/jobs';
 import { jobRequestSchema, jobTypeNames, requireJobType } from '../../services/jobs/jobTypes';
-import { pageSchema } from '../../services/platform/pagination';
 import { authOf } from '../auth';
 import { idempotencyHeaderSchema, respondIdempotently } from '../http';
 import { jobsStarted } from '../metrics';
 import { defineRoute, json, locationHeader, Route } from '../routeTable';
 
+/**
+ * `POST /jobs`, answered idempotently (`respondIdempotently` writes the response, replays included);
+ * the jobs' reads are the `jobs` feature's (services/jobs/operations.ts).
+ */
 export function jobsRoutes(ctx: AppContext): Route[] {
   return [
     defineRoute({
@@ -47,28 +42,6 @@ export function jobsRoutes(ctx: AppContext): Route[] {
           return { status: 202, body: accepted, headers: { Location: accepted.statusUrl } };
         });
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/jobs',
-      tag: 'Jobs',
-      access: 'read',
-      summary:
-        "List the team's jobs, newest first (filters: status, type); without progress, which GET /jobs/{jobId} adds",
-      query: jobListQuerySchema,
-      responses: { 200: json(pageSchema(jobSchema), 'A page of jobs') },
-      handler: async ({ req, query }) => ({ status: 200, body: await listJobs(ctx, authOf(req).team.id, query) }),
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/jobs/{jobId}',
-      tag: 'Jobs',
-      access: 'read',
-      summary: 'Read a job, with progress while it runs',
-      params: z.object({ jobId: z.string() }),
-      responses: { 200: json(jobSchema, 'The job') },
-      errors: [503],
-      handler: async ({ req, params }) => ({ status: 200, body: await getJob(ctx, authOf(req).team.id, params.jobId) }),
     }),
   ];
 }

@@ -4,18 +4,15 @@ import { z } from 'zod';
 import type { AppContext } from '../../services/platform/context';
 import { AppError } from '../../services/platform/errors';
 import {
-  deleteMedia,
   fileTooLarge,
   findMedia,
-  listMedia,
   MediaRow,
   mediaSchema,
   storeMedia,
   verifySignedMedia,
 } from '../../services/media/media';
-import { pageQuerySchema, pageSchema } from '../../services/platform/pagination';
 import { authOf } from '../auth';
-import { defineRoute, file, json, locationHeader, noContent, Route } from '../routeTable';
+import { defineRoute, file, json, locationHeader, Route } from '../routeTable';
 
 const mediaParams = z.object({ mediaId: z.string() });
 
@@ -45,7 +42,12 @@ function receiveUpload(ctx: AppContext): RequestHandler {
   };
 }
 
-/** Team media: upload (multipart, field `file`), list, download, delete. */
+/**
+ * Team media's upload (multipart, field `file`) and download (a file; a signed link needs no
+ * credential): not JSON operations. The list and the delete are the `media` feature's
+ * (services/media/operations.ts), after these in the table; the API document groups methods by
+ * path, so its order of paths is unchanged.
+ */
 export function mediaRoutes(ctx: AppContext): Route[] {
   const { storage } = ctx;
   const sendFile = (res: Response, media: MediaRow) => {
@@ -94,19 +96,6 @@ export function mediaRoutes(ctx: AppContext): Route[] {
     }),
     defineRoute({
       method: 'get',
-      path: '/media',
-      tag: 'Media',
-      access: 'read',
-      summary: "List the team's files",
-      query: pageQuerySchema,
-      responses: { 200: json(pageSchema(mediaSchema), 'A page of files') },
-      handler: async ({ req, query }) => ({
-        status: 200,
-        body: await listMedia(ctx.db, authOf(req).team.id, query, ctx.config.baseUrl),
-      }),
-    }),
-    defineRoute({
-      method: 'get',
       path: '/media/{mediaId}/content',
       tag: 'Media',
       access: 'read',
@@ -123,20 +112,6 @@ export function mediaRoutes(ctx: AppContext): Route[] {
       responses: { 200: file('The file, as an attachment') },
       handler: async ({ req, res, params }) => {
         sendFile(res, await findMedia(ctx.db, authOf(req).team.id, params.mediaId));
-      },
-    }),
-    defineRoute({
-      method: 'delete',
-      path: '/media/{mediaId}',
-      tag: 'Media',
-      access: 'write',
-      summary: 'Delete a file no artifact uses',
-      params: mediaParams,
-      responses: { 204: noContent('Deleted') },
-      errors: [409],
-      handler: async ({ req, params }) => {
-        await deleteMedia(ctx.db, storage, authOf(req).team.id, params.mediaId);
-        return { status: 204 };
       },
     }),
   ];

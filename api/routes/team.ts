@@ -1,66 +1,14 @@
 import type { AppContext } from '../../services/platform/context';
-import { getTeam, teamSchema, teamUpdateSchema } from '../../services/platform/teams';
-import { updateTeamAsAdmin } from '../../services/teams/admin';
 import { createTeam, teamCreatedSchema, teamCreateSchema } from '../../services/teams/createTeam';
-import { updateTeamPlace, updateTeamSettings } from '../../services/teams/placeAndSettings';
-import { placePatchSchema, settingsPatchSchema } from '../../services/teams/schemas';
-import { authOf } from '../auth';
 import { defineRoute, json, Route } from '../routeTable';
 
 /**
- * The team of `X-Team-Slug`: its profile, place and settings (changed by a team admin), and
- * `POST /teams`, a person's new team (no team header: the team does not exist yet).
+ * `POST /teams`, a person's new team: a user-level route (no team header: the team does not exist
+ * yet). The team of `X-Team-Slug` is the `team` feature (services/teams/operations.ts); over MCP,
+ * `create_team` is its `team.create`, the same service function.
  */
 export function teamRoutes(ctx: AppContext): Route[] {
   return [
-    defineRoute({
-      method: 'get',
-      path: '/team',
-      tag: 'Team',
-      access: 'read',
-      summary: 'The team of X-Team-Slug',
-      responses: { 200: json(teamSchema, 'The team') },
-      handler: async ({ req }) => ({ status: 200, body: await getTeam(ctx.db, authOf(req).team.id) }),
-    }),
-    defineRoute({
-      method: 'patch',
-      path: '/team',
-      tag: 'Team',
-      access: 'write',
-      summary: 'Rename the team, describe it, or list it publicly (list_public_teams); a team admin only',
-      body: { kind: 'json', schema: teamUpdateSchema },
-      responses: { 200: json(teamSchema, 'The team') },
-      handler: async ({ req, body }) => {
-        const { team, principal } = authOf(req);
-        return { status: 200, body: await updateTeamAsAdmin(ctx.db, team.id, principal, body) };
-      },
-    }),
-    defineRoute({
-      method: 'patch',
-      path: '/team/place',
-      tag: 'Team',
-      access: 'write',
-      summary: "Set the team's address, locale and time zone (JSON merge patch: null removes); a team admin only",
-      body: { kind: 'json', schema: placePatchSchema },
-      responses: { 200: json(teamSchema, 'The team') },
-      handler: async ({ req, body }) => {
-        const { team, principal } = authOf(req);
-        return { status: 200, body: await updateTeamPlace(ctx.db, team.id, principal, body) };
-      },
-    }),
-    defineRoute({
-      method: 'patch',
-      path: '/team/settings',
-      tag: 'Team',
-      access: 'write',
-      summary: "Change the team's settings (JSON merge patch: null removes); a team admin only",
-      body: { kind: 'json', schema: settingsPatchSchema },
-      responses: { 200: json(teamSchema, 'The team') },
-      handler: async ({ req, body }) => {
-        const { team, principal } = authOf(req);
-        return { status: 200, body: await updateTeamSettings(ctx.db, team.id, principal, body) };
-      },
-    }),
     defineRoute({
       method: 'post',
       path: '/teams',

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { ArtifactJson, artifactTypeSchema, createArtifact, getArtifact } from '../deliveries/artifacts';
-import { MediaJson, presentMedia, storeMedia } from '../media/media';
+import { ArtifactJson, artifactSchema, artifactTypeSchema, createArtifact, getArtifact } from '../deliveries/artifacts';
+import { MediaJson, mediaSchema, presentMedia, storeMedia } from '../media/media';
 import type { AppContext } from '../platform/context';
 import { AppError, invalidState } from '../platform/errors';
 import { slugify } from '../platform/teams';
 import { settingsSchema } from '../teams/schemas';
-import { presentProduction, productionRefSchema, StudioProductionJson } from './sessions';
+import { presentProduction, productionRefSchema, studioProductionSchema, StudioProductionJson } from './sessions';
 import { findProduction } from './wait';
 
 export const studioExportSchema = productionRefSchema.extend({
@@ -20,6 +20,14 @@ export const studioExportSchema = productionRefSchema.extend({
   contactId: z.string().min(1).max(100).optional().describe('The client the deliverable is for'),
 });
 export type StudioExport = z.infer<typeof studioExportSchema>;
+
+/** `studio_export`'s answer: the artifact and its file (`exported` false: exported before). */
+export const productionExportedSchema = z.object({
+  exported: z.boolean(),
+  artifact: artifactSchema,
+  media: mediaSchema,
+  production: studioProductionSchema,
+});
 
 /**
  * `studio_export`: stores a succeeded production as a Markdown file in the team's media and an

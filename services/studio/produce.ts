@@ -1,17 +1,18 @@
 import { z } from 'zod';
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
-import {
-  studioProduceWorkflowId,
-  studioProduceWorkflowName,
-  type StudioProduceWorkflow,
-} from '../../workflows/contracts/studioProduce';
+import { studioProduceStart, studioProduceWorkflowId } from '../../workflows/contracts/studioProduce';
 import { MODEL_API_KEY, secretValue } from '../agents/agentSecrets';
 import { characterOf } from '../agents/character';
 import { ChatMessage, ModelError } from '../agents/models/chatModel';
 import { modelFor } from '../agents/models/resolveModel';
 import type { AppContext, TeamRef } from '../platform/context';
 import { errorBody, type ErrorBody } from '../platform/errors';
-import { findSession, presentProduction, ProductionRow, StudioProductionJson } from './sessions';
+import {
+  findSession,
+  presentProduction,
+  ProductionRow,
+  studioProductionSchema,
+  StudioProductionJson,
+} from './sessions';
 
 export const studioProduceSchema = z.strictObject({
   sessionId: z.string().min(1).max(100).describe('The session id (ss_…) from studio_send'),
@@ -24,6 +25,9 @@ export const studioProduceSchema = z.strictObject({
     .describe('For this production only, e.g. "shorter, for a board audience"'),
 });
 export type StudioProduce = z.infer<typeof studioProduceSchema>;
+
+/** `studio_produce`'s answer: the production, and whether this call started it. */
+export const productionStartedSchema = studioProductionSchema.extend({ started: z.boolean() });
 
 /**
  * `studio_produce`: starts production n+1 of the session, the workflow
@@ -74,18 +78,9 @@ export async function startProduction(
 
 async function startWorkflow(ctx: AppContext, team: TeamRef, row: ProductionRow) {
   await ctx.temporal.startTracked(
-    (client) =>
-      client.workflow.start<StudioProduceWorkflow>(studioProduceWorkflowName, {
-        workflowId: row.workflow_id,
-        taskQueue: ctx.temporal.taskQueue,
-        args: [{ productionId: row.id }],
-        typedSearchAttributes: [
-          { key: TeamSlugKey, value: team.slug },
-          { key: JobTypeKey, value: 'studio.produce' },
-          { key: BusinessIdKey, value: row.id },
-        ],
-        staticSummary: `studio production ${row.id} for team ${team.slug}`,
-      }),
+    studioProduceStart,
+    { productionId: row.id },
+    { team, staticSummary: `studio production ${row.id} for team ${team.slug}` },
     {
       // Never reached Temporal: the production fails now, and the next studio_produce starts another.
       onFailure: async ({ neverReached }) =>

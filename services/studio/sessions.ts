@@ -66,6 +66,13 @@ export const studioSessionSchema = z.object({
   createdAt: z.iso.datetime(),
 });
 
+/** `studio_send`'s answer: the message as stored, and the session it is in (`created`: opened by it). */
+export const studioSentSchema = z.object({
+  created: z.boolean(),
+  message: studioMessageSchema,
+  session: studioSessionSchema,
+});
+
 export interface SessionRow {
   id: string;
   team_id: string;

@@ -2,7 +2,14 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { notFound } from '../platform/errors';
-import { findSession, presentProduction, ProductionRow, productionRefSchema, StudioProductionJson } from './sessions';
+import {
+  findSession,
+  presentProduction,
+  ProductionRow,
+  productionRefSchema,
+  studioProductionSchema,
+  StudioProductionJson,
+} from './sessions';
 
 export const studioWaitSchema = productionRefSchema.extend({
   timeoutSeconds: z
@@ -14,6 +21,9 @@ export const studioWaitSchema = productionRefSchema.extend({
     .describe('How long to wait for the production to finish (0..25 s, default 20); call again if it has not'),
 });
 export type StudioWait = z.infer<typeof studioWaitSchema>;
+
+/** `studio_wait`'s answer: the production as it stands, and whether it is done (succeeded or failed). */
+export const productionWaitedSchema = z.object({ done: z.boolean(), production: studioProductionSchema });
 
 const POLL_MS = 250;
 
