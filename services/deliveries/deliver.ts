@@ -9,7 +9,7 @@ import type { Principal } from '../identity/principal';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, invalidState, ruleBroken } from '../platform/errors';
 import { newId } from '../platform/ids';
-import type { DeliveryInput } from './deliveryTypes';
+import { deliverySchema, type DeliveryInput } from './deliveryTypes';
 import { claimExecution, dedupeKey, executionUrl, failUnstartedExecution } from './warpExecutions';
 
 /** POST /v1/artifacts/deliver, exactly the spec's body. */
@@ -23,6 +23,24 @@ export const deliverRequestSchema = z.strictObject({
   agentId: z.string().max(100).optional(),
 });
 export type DeliverRequest = z.infer<typeof deliverRequestSchema>;
+
+/** What a deliver request answers: its execution, and once sent (auto mode) the delivery records. */
+const deliveryStartedSchema = z.object({ executionId: z.string(), status: z.string(), statusUrl: z.url() });
+export const deliverySentSchema = deliveryStartedSchema.extend({
+  pending: z.literal(false),
+  deliveries: z.array(deliverySchema),
+});
+export const deliveryWaitingSchema = deliveryStartedSchema.extend({ pending: z.boolean() });
+
+/** `deliverArtifacts`' outcome: the answer's body, and the HTTP status and Location it calls for. */
+export const deliverAnswerSchema = z.object({
+  httpStatus: z.union([z.literal(200), z.literal(202)]),
+  pending: z.boolean(),
+  status: z.string(),
+  statusUrl: z.url(),
+  body: z.union([deliverySentSchema, deliveryWaitingSchema]),
+});
+export type DeliverAnswer = z.input<typeof deliverAnswerSchema>;
 
 export const deliveryWorkflowId = (executionId: string) => `delivery-${executionId}`;
 
@@ -38,7 +56,7 @@ export async function deliverArtifacts(
   request: DeliverRequest,
   /** A keyed run's execution id (services/warps/warpKit.ts `WarpCall.executionId`). */
   keyedId?: string,
-) {
+): Promise<DeliverAnswer> {
   const { db } = ctx;
   const artifactIds = [...new Set(request.artifactIds)];
   const artifacts = await db('artifacts')

@@ -101,7 +101,14 @@ export async function declineExecution(
 }
 
 /** A signed, single-use link a person can approve or decline with, without signing in. */
-export async function createApprovalLink(ctx: AppContext, teamId: string, executionId: string, principal: Principal) {
+export const approvalLinkSchema = z.object({ url: z.url(), expiresAt: z.iso.datetime() });
+
+export async function createApprovalLink(
+  ctx: AppContext,
+  teamId: string,
+  executionId: string,
+  principal: Principal,
+): Promise<z.input<typeof approvalLinkSchema>> {
   const row = await executionRow(ctx.db, teamId, executionId);
   requirePerson(principal);
   if (row.status !== 'pending_approval' || !row.approval_expires_at) throw notPending(row.status);

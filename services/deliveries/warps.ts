@@ -17,6 +17,7 @@ import {
   executionUrl,
   failUnstartedExecution,
   updateExecution,
+  warpExecutionSchema,
 } from './warpExecutions';
 import { executionStatusSchema, ExecutionStatus } from './deliveryTypes';
 import { AppError } from '../platform/errors';
@@ -261,7 +262,16 @@ export const executionsQuerySchema = z.strictObject({
 });
 
 /** Executions as `check_warp_executions` reports them, newest first; ids that are not the team's are listed apart. */
-export async function checkExecutions(ctx: AppContext, teamId: string, query: z.infer<typeof executionsQuerySchema>) {
+export const checkedExecutionsSchema = z.object({
+  executions: z.array(warpExecutionSchema),
+  unknownExecutionIds: z.array(z.string()).optional(),
+});
+
+export async function checkExecutions(
+  ctx: AppContext,
+  teamId: string,
+  query: z.infer<typeof executionsQuerySchema>,
+): Promise<z.input<typeof checkedExecutionsSchema>> {
   const executions = await executionsOf(ctx, teamId, (q) => {
     if (query.executionIds) q.whereIn('id', query.executionIds);
     else q.limit(query.limit);
