@@ -8,7 +8,7 @@ import { AppError, notFound, parseOrThrow, ruleBroken } from '../platform/errors
 import { keysetPage, Page, pageQuerySchema } from '../platform/pagination';
 import { builtInWarp } from '../warps/registry';
 import { checkWebhookUrl } from '../webhooks/urlGuard';
-import { HOOK_SOURCES, HookJson, HookRow, newHookId, presentHook } from './hookRows';
+import { HOOK_SOURCES, HookJson, HookRow, hookSchema, newHookId, presentHook } from './hookRows';
 import { mappingSchema } from './mapping';
 
 /**
@@ -44,10 +44,7 @@ export const hookCreateSchema = z.strictObject({
 export type HookCreate = z.infer<typeof hookCreateSchema>;
 
 /** The answer of a web hook's creation: its signing secret, shown this once. */
-export const hookWithSecretSchema = z.object({
-  hook: z.custom<HookJson>(),
-  secret: z.string().optional(),
-});
+export const hookWithSecretSchema = z.object({ hook: hookSchema, secret: z.string().optional() });
 
 export const hookListQuerySchema = pageQuerySchema.extend({
   source: z.enum(HOOK_SOURCES).optional(),
@@ -133,7 +130,7 @@ export async function createHook(
   agentId: string,
   userId: string | null,
   input: HookCreate,
-): Promise<{ hook: HookJson; secret?: string }> {
+): Promise<z.infer<typeof hookWithSecretSchema>> {
   await hookAgent(ctx, teamId, agentId);
   await checkHook(ctx, teamId, input);
   const id = newHookId();

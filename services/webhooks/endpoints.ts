@@ -77,6 +77,8 @@ export type WebhookEndpointJson = z.infer<typeof webhookEndpointSchema>;
 
 /** The endpoint with its signing secret: the answer of a create or a secret change only. */
 export const webhookEndpointWithSecretSchema = webhookEndpointSchema.extend({ secret: z.string() });
+/** The answer of a change: the secret only when it changed (a rotation shows the new one this once). */
+export const webhookEndpointUpdatedSchema = webhookEndpointWithSecretSchema.partial({ secret: true });
 
 export interface WebhookEndpointRow {
   seq: number;
@@ -114,7 +116,7 @@ export async function createWebhookEndpoint(
   ctx: AppContext,
   teamId: string,
   input: WebhookEndpointCreate,
-): Promise<WebhookEndpointJson & { secret: string }> {
+): Promise<z.infer<typeof webhookEndpointWithSecretSchema>> {
   await checkWebhookUrl(input.url, { allowPrivate: allowPrivate(ctx) });
   const secret = input.secret ?? newSecret();
   const [row] = await ctx
@@ -157,7 +159,7 @@ export async function updateWebhookEndpoint(
   teamId: string,
   id: string,
   input: WebhookEndpointUpdate,
-): Promise<WebhookEndpointJson & { secret?: string }> {
+): Promise<z.infer<typeof webhookEndpointUpdatedSchema>> {
   await findEndpointRow(ctx.db, teamId, id);
   if (input.url !== undefined) await checkWebhookUrl(input.url, { allowPrivate: allowPrivate(ctx) });
   const secret = input.secret === 'rotate' ? newSecret() : input.secret;
