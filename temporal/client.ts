@@ -1,5 +1,14 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, type WorkflowOptions } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import { AppError } from '../services/platform/errors';
+import type { AnyWorkflowStart, ArgsOf } from '../workflows/contracts/start';
+import {
+  AutomationIdKey,
+  BusinessIdKey,
+  JobTypeKey,
+  JourneyStepKey,
+  TeamSlugKey,
+} from '../workflows/contracts/searchAttributeKeys';
 
 /** gRPC status codes that mean "Temporal did not answer", not "Temporal said no". */
 const CANCELLED = 1;
@@ -74,6 +83,67 @@ function cancelledAtDeadline(err: unknown, deadline: number): boolean {
   return false;
 }
 
+/** What a start site adds to its workflow's declaration: whose it is, and what the Temporal UI says of it. */
+export interface StartCall {
+  /** Every workflow carries its team's `TeamSlug`. */
+  team: { slug: string };
+  staticSummary: string;
+  staticDetails?: string;
+}
+
+/**
+ * The options of a start of `start` (a contract's declaration, workflows/contracts/start.ts) with
+ * `args`: its id, the task queue, its policies and its search attributes, the team's first.
+ */
+export function startOptions<S extends AnyWorkflowStart>(
+  start: S,
+  args: ArgsOf<S>,
+  call: StartCall,
+  taskQueue: string,
+): WorkflowOptions & { args: [ArgsOf<S>]; typedSearchAttributes: SearchAttributePair[] } {
+  const { JobType, BusinessId, AutomationId, JourneyStep } = start.searchAttributes(args);
+  const typedSearchAttributes: SearchAttributePair[] = [
+    { key: TeamSlugKey, value: call.team.slug },
+    { key: JobTypeKey, value: JobType },
+    { key: BusinessIdKey, value: BusinessId },
+  ];
+  if (AutomationId !== undefined) typedSearchAttributes.push({ key: AutomationIdKey, value: AutomationId });
+  if (JourneyStep !== undefined) typedSearchAttributes.push({ key: JourneyStepKey, value: JourneyStep });
+  return {
+    workflowId: start.id(args),
+    taskQueue,
+    args: [args],
+    ...(start.idReusePolicy && { workflowIdReusePolicy: start.idReusePolicy }),
+    ...(start.idConflictPolicy && { workflowIdConflictPolicy: start.idConflictPolicy }),
+    typedSearchAttributes,
+    staticSummary: call.staticSummary,
+    ...(call.staticDetails && { staticDetails: call.staticDetails }),
+  };
+}
+
+/**
+ * Starts the workflow, and answers false when Temporal already has its id (running, or closed
+ * under `REJECT_DUPLICATE`): a start repeated by a retry, a replay or another worker's pass is
+ * harmless. Through `call`, so Temporal away is a 503 `temporal_unavailable`.
+ */
+export async function startOnce<S extends AnyWorkflowStart>(
+  temporal: Pick<TemporalGateway, 'call' | 'taskQueue'>,
+  start: S,
+  args: ArgsOf<S>,
+  call: StartCall,
+): Promise<boolean> {
+  type Started = (args: ArgsOf<S>) => Promise<unknown>;
+  try {
+    await temporal.call((client) =>
+      client.workflow.start<Started>(start.name, startOptions(start, args, call, temporal.taskQueue)),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
+  }
+}
+
 export interface TemporalGatewayOptions {
   address: string;
   namespace: string;
@@ -144,9 +214,12 @@ export class TemporalGateway {
   }
 
   /**
-   * Starts the workflow of a row the caller has just written or moved: every start made for a
-   * request goes through here (jobs, deliveries, warp executions, campaign runs, WhatsApp
-   * templates). A start that Temporal already has counts as done (a repeated request). Any other
+   * Starts the workflow of a row the caller has just written or moved (`start`: its contract's
+   * declaration; `call`: its team and summary): every start made for a request goes through here
+   * (jobs, deliveries, warp executions, private warps, sends to a contact, campaign runs, WhatsApp
+   * templates, Studio productions). The passes that start what rows left unstarted (hook runs,
+   * webhook batches, cohorts) use `startOnce`. A start that Temporal already has counts as done
+   * (a repeated request). Any other
    * failure runs `onFailure`, which leaves the row where the same request can be made again (never a
    * state nothing can leave). It is told whether the start certainly never reached Temporal: one
    * that ran out of time may still be carried out, so a row that would then be doubled by a retry
@@ -156,17 +229,18 @@ export class TemporalGateway {
    * `temporal_unavailable` carrying `details` (the row the client can read) when Temporal did not
    * answer, or the error itself when Temporal refused the start.
    */
-  async startTracked(
-    start: (client: Client) => Promise<unknown>,
+  async startTracked<S extends AnyWorkflowStart>(
+    start: S,
+    args: ArgsOf<S>,
+    call: StartCall,
     {
       onFailure,
       details,
     }: { onFailure?: (failure: { neverReached: boolean }) => Promise<unknown>; details?: Record<string, unknown> } = {},
   ): Promise<void> {
     try {
-      await this.call(start);
+      await startOnce(this, start, args, call);
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
       const unavailable = err instanceof TemporalUnavailable;
       await onFailure?.({ neverReached: unavailable ? err.neverReached : true });
       throw unavailable ? temporalUnavailable(details ?? err.details, err.neverReached) : err;

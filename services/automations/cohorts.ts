@@ -1,16 +1,8 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import type { TemporalGateway } from '../../temporal/client';
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
-import {
-  cohortWorkflowId,
-  cohortWorkflowName,
-  type CohortArgs,
-  type CohortWorkflow,
-} from '../../workflows/contracts/cohort';
+import { startOnce, type TemporalGateway } from '../../temporal/client';
+import { cohortStart } from '../../workflows/contracts/cohort';
 import type { PlanStep } from '../../workflows/contracts/enrollment';
-import { AutomationIdKey, JourneyStepKey } from '../../workflows/contracts/searchAttributeKeys';
 
 /**
  * Cohorts are formed and started here (docs/AUTOMATIONS.md › Cohorts). An enrollment that is
@@ -103,35 +95,21 @@ export async function startPendingCohorts(db: Db, temporal: TemporalGateway, aut
 }
 
 async function startCohortWorkflow(temporal: TemporalGateway, row: UnstartedCohort): Promise<void> {
-  try {
-    await temporal.call((client) =>
-      client.workflow.start<CohortWorkflow>(cohortWorkflowName, {
-        workflowId: cohortWorkflowId(row.id),
-        taskQueue: temporal.taskQueue,
-        args: [
-          {
-            cohortId: row.id,
-            automationId: row.automation_id,
-            plan: row.plan,
-            step: row.start_step,
-            members: row.member_count,
-          } satisfies CohortArgs,
-        ],
-        // A cohort runs once: a start repeated after it ended is refused too.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: TeamSlugKey, value: row.slug },
-          { key: JobTypeKey, value: 'automation.cohort' },
-          { key: BusinessIdKey, value: row.id },
-          { key: AutomationIdKey, value: row.automation_id },
-          { key: JourneyStepKey, value: row.start_step },
-        ],
-        staticSummary: `cohort ${row.id}: ${row.member_count} contact${row.member_count === 1 ? '' : 's'} in automation ${row.automation_id} v${row.version}, from step ${row.start_step}`,
-      }),
-    );
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
+  await startOnce(
+    temporal,
+    cohortStart,
+    {
+      cohortId: row.id,
+      automationId: row.automation_id,
+      plan: row.plan,
+      step: row.start_step,
+      members: row.member_count,
+    },
+    {
+      team: row,
+      staticSummary: `cohort ${row.id}: ${row.member_count} contact${row.member_count === 1 ? '' : 's'} in automation ${row.automation_id} v${row.version}, from step ${row.start_step}`,
+    },
+  );
 }
 
 /** Forms the waiting enrollments into cohorts and starts them: what an enrolling request or step does once it committed. */

@@ -1,10 +1,9 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
 import {
   refreshStatus,
   templateStatus,
-  whatsappTemplateWorkflowName,
-  type WhatsappTemplateWorkflow,
+  whatsappTemplateStart,
+  whatsappTemplateWorkflowId,
 } from '../../workflows/contracts/whatsappTemplate';
 import type { AppContext, TeamRef } from '../platform/context';
 import { invalidState, ruleBroken } from '../platform/errors';
@@ -23,7 +22,7 @@ export async function removeTemplate(ctx: AppContext, row: CampaignRow): Promise
   )?.remove(row.name);
 }
 
-export const whatsappTemplateWorkflowId = (campaignId: string) => `wa-template-${campaignId}`;
+export { whatsappTemplateWorkflowId };
 
 /**
  * Submit (WhatsApp): Draft or Rejected → Pending when the template is valid (every placeholder
@@ -65,20 +64,9 @@ export async function submitWhatsapp(ctx: AppContext, team: TeamRef, campaignId:
     .returning('*');
   if (!updated) throw invalidState('The campaign changed meanwhile; read it and try again');
   await ctx.temporal.startTracked(
-    (client) =>
-      client.workflow.start<WhatsappTemplateWorkflow>(whatsappTemplateWorkflowName, {
-        workflowId: whatsappTemplateWorkflowId(row.id),
-        taskQueue: ctx.temporal.taskQueue,
-        args: [{ campaignId: row.id, refreshEveryMs: ctx.config.WHATSAPP_TEMPLATE_REFRESH_SECONDS * 1000 }],
-        // A resubmission after a rejection or an edit starts a new run under the same id.
-        workflowIdConflictPolicy: 'TERMINATE_EXISTING',
-        typedSearchAttributes: [
-          { key: TeamSlugKey, value: team.slug },
-          { key: JobTypeKey, value: 'whatsapp-template' },
-          { key: BusinessIdKey, value: row.id },
-        ],
-        staticSummary: `WhatsApp template "${row.name}" of campaign ${row.id} (team ${team.slug})`,
-      }),
+    whatsappTemplateStart,
+    { campaignId: row.id, refreshEveryMs: ctx.config.WHATSAPP_TEMPLATE_REFRESH_SECONDS * 1000 },
+    { team, staticSummary: `WhatsApp template "${row.name}" of campaign ${row.id} (team ${team.slug})` },
     {
       onFailure: () =>
         ctx.db('campaigns').where({ id: row.id, status: 'pending' }).whereNull('whatsapp_template_id').update({

@@ -1,15 +1,14 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
 import type { Db } from '../../db/knex';
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
-import { campaignWorkflowName, type CampaignWorkflow } from '../../workflows/contracts/campaign';
+import { campaignStart, campaignWorkflowId } from '../../workflows/contracts/campaign';
 import type { AppContext, TeamRef } from '../platform/context';
 import { invalidState } from '../platform/errors';
 import { CampaignRow, findCampaign, getCampaign, presentCampaign } from './campaignRow';
 import type { CampaignJson, CampaignStatus } from './schemas';
 
 /** A campaign's runs as Temporal workflows: the id of run n, starting it, signalling it, and waiting for it to move. */
-export const campaignWorkflowId = (campaignId: string, run: number) => `campaign-${campaignId}-run-${run}`;
+export { campaignWorkflowId };
 
 /**
  * Starts run `run`; if Temporal does not take it, `release` puts the campaign back where the
@@ -24,27 +23,16 @@ export async function startRun(
   release: () => Promise<unknown>,
 ) {
   await ctx.temporal.startTracked(
-    (client) =>
-      client.workflow.start<CampaignWorkflow>(campaignWorkflowName, {
-        workflowId: campaignWorkflowId(row.id, run),
-        taskQueue: ctx.temporal.taskQueue,
-        args: [
-          {
-            campaignId: row.id,
-            teamId: team.id,
-            run,
-            scheduledAt: args.scheduledAt,
-            retry: args.retry,
-            batchSize: ctx.config.CAMPAIGN_BATCH_SIZE,
-          },
-        ],
-        typedSearchAttributes: [
-          { key: TeamSlugKey, value: team.slug },
-          { key: JobTypeKey, value: 'campaign' },
-          { key: BusinessIdKey, value: row.id },
-        ],
-        staticSummary: `campaign ${row.id} "${row.name}" run ${run} (${row.channel}) for team ${team.slug}`,
-      }),
+    campaignStart,
+    {
+      campaignId: row.id,
+      teamId: team.id,
+      run,
+      scheduledAt: args.scheduledAt,
+      retry: args.retry,
+      batchSize: ctx.config.CAMPAIGN_BATCH_SIZE,
+    },
+    { team, staticSummary: `campaign ${row.id} "${row.name}" run ${run} (${row.channel}) for team ${team.slug}` },
     { onFailure: release },
   );
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { channelSchema } from '../../channels/types';
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
-import { deliveryWorkflowName, type DeliveryWorkflow } from '../../workflows/contracts/delivery';
+import { deliveryStart, deliveryWorkflowId, type DeliveryWorkflow } from '../../workflows/contracts/delivery';
 import { sendingAgent } from '../agents/agents';
 import { hasActiveIntegration } from '../agents/integrations';
 import { addressNoun, addressOf, CONTACT_ADDRESS_COLUMNS } from '../contacts/channelAddress';
@@ -42,7 +41,7 @@ export const deliverAnswerSchema = z.object({
 });
 export type DeliverAnswer = z.input<typeof deliverAnswerSchema>;
 
-export const deliveryWorkflowId = (executionId: string) => `delivery-${executionId}`;
+export { deliveryWorkflowId };
 
 /**
  * Checks a deliver request against the rules, then starts the delivery workflow. Auto mode
@@ -141,21 +140,13 @@ export async function deliverArtifacts(
   const workflowId = claimed.workflowId;
 
   await ctx.temporal.startTracked(
-    (client) =>
-      client.workflow.start<DeliveryWorkflow>(deliveryWorkflowName, {
-        workflowId,
-        taskQueue: ctx.temporal.taskQueue,
-        // One delivery per execution, ever: a keyed retry that finds its execution settled sends nothing.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        args: [input],
-        typedSearchAttributes: [
-          { key: TeamSlugKey, value: team.slug },
-          { key: JobTypeKey, value: 'artifact-deliver' },
-          { key: BusinessIdKey, value: executionId },
-        ],
-        staticSummary: `artifact-deliver ${executionId} (${mode}) for team ${team.slug}: ${artifactIds.length} artifact(s) to ${contacts.length} contact(s) by ${request.integration}`,
-        staticDetails: `Warp execution **${executionId}**. Status: GET ${executionUrl(ctx.config.baseUrl, executionId)}`,
-      }),
+    deliveryStart,
+    input,
+    {
+      team,
+      staticSummary: `artifact-deliver ${executionId} (${mode}) for team ${team.slug}: ${artifactIds.length} artifact(s) to ${contacts.length} contact(s) by ${request.integration}`,
+      staticDetails: `Warp execution **${executionId}**. Status: GET ${executionUrl(ctx.config.baseUrl, executionId)}`,
+    },
     {
       // Only a start that never reached Temporal fails the row; a timed-out one may still run, and a
       // retry must find the open execution rather than send a second time.

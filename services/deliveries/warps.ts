@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
-import {
-  warpExecutionWorkflowName,
-  type WarpExecutionArgs,
-  type WarpExecutionWorkflow,
-} from '../../workflows/contracts/warpExecution';
+import { warpExecutionStart, warpWorkflowId, type WarpExecutionArgs } from '../../workflows/contracts/warpExecution';
 import { clearSecret, secretKeyInputSchema } from '../agents/agentSecrets';
 import { deleteArtifact } from './artifacts';
 import { deleteCampaign } from '../campaigns/archive';
@@ -125,7 +120,7 @@ export const warpArgsSchema = <W extends SensitiveWarp>(warp: W) =>
 /** What the warp-execution workflow is started with. */
 export type WarpExecutionInput = WarpExecutionArgs<SensitiveWarp>;
 
-export const warpWorkflowId = (executionId: string) => `warp-${executionId}`;
+export { warpWorkflowId };
 
 /** The answer to a sensitive write that waits for a person (the spec's `pending: true`). */
 export const pendingWriteSchema = z.object({
@@ -184,21 +179,13 @@ export async function requestApproval(
     approvalTimeoutMs: ctx.config.APPROVAL_TTL_SECONDS * 1000,
   };
   await ctx.temporal.startTracked(
-    (client) =>
-      client.workflow.start<WarpExecutionWorkflow>(warpExecutionWorkflowName, {
-        workflowId: claimed.workflowId,
-        taskQueue: ctx.temporal.taskQueue,
-        // One workflow per execution, ever: a keyed retry that finds its execution settled starts nothing.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        args: [input],
-        typedSearchAttributes: [
-          { key: TeamSlugKey, value: caller.team.slug },
-          { key: JobTypeKey, value: warp },
-          { key: BusinessIdKey, value: claimed.id },
-        ],
-        staticSummary: `${warp} ${claimed.id} for team ${caller.team.slug}: ${write.describe(args)} (waiting for approval)`,
-        staticDetails: `Warp execution **${claimed.id}**. Status: GET ${statusUrl}`,
-      }),
+    warpExecutionStart,
+    input,
+    {
+      team: caller.team,
+      staticSummary: `${warp} ${claimed.id} for team ${caller.team.slug}: ${write.describe(args)} (waiting for approval)`,
+      staticDetails: `Warp execution **${claimed.id}**. Status: GET ${statusUrl}`,
+    },
     {
       // Only a start that never reached Temporal fails the row; a timed-out one may still run, and a
       // retry must find the open execution rather than open a second one.

@@ -1,16 +1,10 @@
 import { createHash } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/knex';
-import type { TemporalGateway } from '../../temporal/client';
+import { startOnce, type TemporalGateway } from '../../temporal/client';
 import { queueInternalHookRuns, startPendingHookRuns } from '../hooks/hookRuns';
 import { queueAutomationWork, startAutomationWork } from '../automations/dispatch';
-import {
-  WEBHOOK_BATCH_SIZE,
-  webhookBatchWorkflowId,
-  webhookBatchWorkflowName,
-  type WebhookBatchInput,
-} from '../../workflows/contracts/webhookBatch';
+import { WEBHOOK_BATCH_SIZE, webhookBatchStart } from '../../workflows/contracts/webhookBatch';
 
 /**
  * The event dispatcher (docs/EVENTS.md › The outbox guarantee). Two steps, each its own
@@ -21,9 +15,9 @@ import {
  *    (id derived from event and endpoint, inserted ON CONFLICT DO NOTHING) and one run per
  *    matching enabled internal hook (id derived from hook and event, the same way;
  *    services/hooks/hookRuns.ts), and the rows marked dispatched, in one commit.
- * 2. `startDeliveries`: deliveries not started → batches of up to 500 (`batch_id`, committed
- *    first) → `webhook-batch-<batchId>` started (Temporal refuses a second start of the same id,
- *    which counts as started), then marked started. A start that fails leaves the rows for the
+ * 2. `startDeliveries`: deliveries not started → batches of up to 500 of one team (`batch_id`,
+ *    committed first) → `webhook-batch-<batchId>` started with its team's `TeamSlug` (Temporal
+ *    refuses a second start of the same id, which counts as started), then marked started. A start that fails leaves the rows for the
  *    next pass. Hook runs likewise, one workflow each (`hook-run-<id>`, `startPendingHookRuns`).
  */
 
@@ -33,6 +27,13 @@ export const webhookDeliveryId = (eventId: string, endpointId: string) =>
 
 /** A batch is named after its first delivery (each delivery is in one batch at most). */
 const webhookBatchId = (firstDeliveryId: string) => `whb_${firstDeliveryId.replace(/^whd_/, '')}`;
+
+/**
+ * Batches started per pass at most: a pass starts the oldest batches until they hold
+ * `batches × WEBHOOK_BATCH_SIZE` deliveries, so a burst over many teams (many small batches, one
+ * per team) moves as many deliveries per pass as a burst of one team.
+ */
+const MAX_BATCH_STARTS = 32;
 
 /** Events dispatched per transaction. */
 const FAN_OUT_BATCH = 500;
@@ -102,44 +103,59 @@ export async function fanOutEvents(db: Db, batch = FAN_OUT_BATCH): Promise<numbe
  */
 export async function startDeliveries(db: Db, temporal: TemporalGateway, batches = 4): Promise<number> {
   await db.transaction(async (trx) => {
-    const rows: { id: string }[] = await trx('webhook_deliveries')
+    const rows: { id: string; team_id: string }[] = await trx('webhook_deliveries')
       .whereNull('workflow_started_at')
       .whereNull('batch_id')
       .orderBy('seq')
       .limit(batches * WEBHOOK_BATCH_SIZE)
       .forUpdate()
       .skipLocked()
-      .select('id');
-    for (let i = 0; i < rows.length; i += WEBHOOK_BATCH_SIZE) {
-      const ids = rows.slice(i, i + WEBHOOK_BATCH_SIZE).map((r) => r.id);
-      await trx('webhook_deliveries')
-        .whereIn('id', ids)
-        .update({ batch_id: webhookBatchId(ids[0]) });
+      .select('id', 'team_id');
+    if (!rows.length) return;
+    // A batch holds one team's deliveries (in seq order), so its workflow carries that team's slug.
+    const byTeam = new Map<string, string[]>();
+    for (const row of rows) {
+      const ids = byTeam.get(row.team_id);
+      if (ids) ids.push(row.id);
+      else byTeam.set(row.team_id, [row.id]);
     }
+    const ids: string[] = [];
+    const batchIds: string[] = [];
+    for (const teamIds of byTeam.values())
+      for (let i = 0; i < teamIds.length; i += WEBHOOK_BATCH_SIZE)
+        for (const id of teamIds.slice(i, i + WEBHOOK_BATCH_SIZE)) {
+          ids.push(id);
+          batchIds.push(webhookBatchId(teamIds[i]));
+        }
+    await trx.raw(
+      'UPDATE webhook_deliveries d SET batch_id = b.batch_id FROM unnest(?::text[], ?::text[]) AS b(id, batch_id) WHERE d.id = b.id',
+      [ids, batchIds],
+    );
   });
-  // Batches made just now, or left unstarted by a crash or Temporal away (any worker's).
-  const unstarted: string[] = await db('webhook_deliveries')
-    .whereNull('workflow_started_at')
-    .whereNotNull('batch_id')
-    .groupBy('batch_id')
-    .orderByRaw('min(seq)')
-    .limit(batches)
-    .pluck('batch_id');
+  // Batches made just now, or left unstarted by a crash or Temporal away (any worker's), oldest
+  // first, with their team's slug (a batch formed before batches were one team's: its first delivery's).
+  const oldest: { batch_id: string; slug: string; n: string }[] = await db('webhook_deliveries as d')
+    .join('teams as t', 't.id', 'd.team_id')
+    .whereNull('d.workflow_started_at')
+    .whereNotNull('d.batch_id')
+    .groupBy('d.batch_id')
+    .orderByRaw('min(d.seq)')
+    .limit(MAX_BATCH_STARTS)
+    .select('d.batch_id', db.raw('(array_agg(t.slug ORDER BY d.seq))[1] AS slug'), db.raw('count(*) AS n'));
+  const unstarted: typeof oldest = [];
+  for (let deliveries = 0; unstarted.length < oldest.length && deliveries < batches * WEBHOOK_BATCH_SIZE;) {
+    const batch = oldest[unstarted.length];
+    unstarted.push(batch);
+    deliveries += Number(batch.n);
+  }
   const results = await Promise.allSettled(
-    unstarted.map(async (batchId) => {
-      try {
-        await temporal.call((client) =>
-          client.workflow.start(webhookBatchWorkflowName, {
-            workflowId: webhookBatchWorkflowId(batchId),
-            taskQueue: temporal.taskQueue,
-            args: [{ batchId } satisfies WebhookBatchInput],
-            // Refused also after the batch ended: a batch runs once.
-            workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          }),
-        );
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+    unstarted.map(async ({ batch_id: batchId, slug }) => {
+      await startOnce(
+        temporal,
+        webhookBatchStart,
+        { batchId },
+        { team: { slug }, staticSummary: `webhook batch ${batchId}` },
+      );
       return batchId;
     }),
   );

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import type { TemporalGateway } from '../../temporal/client';
-import { hookRunWorkflowId, hookRunWorkflowName, type HookRunInput } from '../../workflows/contracts/hookRun';
+import { startOnce, type TemporalGateway } from '../../temporal/client';
+import { hookRunStart } from '../../workflows/contracts/hookRun';
 import type { HookRow } from './hookRows';
 import { applyMapping } from './mapping';
 
@@ -79,32 +78,30 @@ export async function queueInboundHookRuns(
   return runs.map((r) => r.id);
 }
 
+/** A run to start: its id and its team's slug (the workflow's `TeamSlug`). */
+export interface UnstartedRun {
+  id: string;
+  slug: string;
+}
+
+/** Runs not started yet, with their team's slug. */
+const unstartedRuns = (db: Db | Knex.Transaction) =>
+  db('hook_runs as r')
+    .join('teams as t', 't.id', 'r.team_id')
+    .whereNull('r.workflow_started_at')
+    .select('r.id', 't.slug');
+
 /** Starts `hook-run-<id>`; a second start of the same id (open or closed) is refused and harmless. */
-export async function startHookRun(temporal: TemporalGateway, runId: string): Promise<void> {
-  try {
-    await temporal.call((client) =>
-      client.workflow.start(hookRunWorkflowName, {
-        workflowId: hookRunWorkflowId(runId),
-        taskQueue: temporal.taskQueue,
-        // Never a second run of the same id, even after the first closed (a replayed delivery).
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        args: [{ runId } satisfies HookRunInput],
-        staticSummary: `hook run ${runId}`,
-      }),
-    );
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
+export async function startHookRun(temporal: Pick<TemporalGateway, 'call' | 'taskQueue'>, run: UnstartedRun) {
+  await startOnce(temporal, hookRunStart, { runId: run.id }, { team: run, staticSummary: `hook run ${run.id}` });
 }
 
 /** Starts these runs' workflows now (the inbound path) and marks them started; a failure leaves them for the dispatcher. */
 export async function startHookRunsNow(db: Db, temporal: TemporalGateway, allRunIds: string[]): Promise<void> {
   // A replayed delivery finds its runs started: they are not started again.
-  const fresh: { id: string }[] = allRunIds.length
-    ? await db('hook_runs').whereIn('id', allRunIds).whereNull('workflow_started_at').select('id')
-    : [];
+  const fresh: UnstartedRun[] = allRunIds.length ? await unstartedRuns(db).whereIn('r.id', allRunIds) : [];
   const runIds = fresh.map((r) => r.id);
-  const results = await Promise.allSettled(runIds.map((id) => startHookRun(temporal, id)));
+  const results = await Promise.allSettled(fresh.map((run) => startHookRun(temporal, run)));
   const started = runIds.filter((_, i) => results[i].status === 'fulfilled');
   if (started.length)
     await db('hook_runs')
@@ -118,17 +115,11 @@ export async function startHookRunsNow(db: Db, temporal: TemporalGateway, allRun
 /** The dispatcher's pass over runs whose workflow was not started; answers how many it started (or found started). */
 export async function startPendingHookRuns(db: Db, temporal: TemporalGateway, batch = 100): Promise<number> {
   return db.transaction(async (trx) => {
-    const rows: { id: string }[] = await trx('hook_runs')
-      .whereNull('workflow_started_at')
-      .orderBy('seq')
-      .limit(batch)
-      .forUpdate()
-      .skipLocked()
-      .select('id');
+    const rows: UnstartedRun[] = await unstartedRuns(trx).orderBy('r.seq').limit(batch).forUpdate('r').skipLocked();
     if (!rows.length) return 0;
     const started: string[] = [];
     for (let i = 0; i < rows.length; i += 20) {
-      const results = await Promise.allSettled(rows.slice(i, i + 20).map(({ id }) => startHookRun(temporal, id)));
+      const results = await Promise.allSettled(rows.slice(i, i + 20).map((run) => startHookRun(temporal, run)));
       results.forEach((r, j) => r.status === 'fulfilled' && started.push(rows[i + j].id));
       // Temporal is away: what did not start stays unmarked for the next pass.
       if (results.some((r) => r.status === 'rejected')) break;

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { WorkflowExecutionStatusName, WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
-import { jobWorkflowName, progress as progressQuery, type JobWorkflow } from '../../workflows/contracts/job';
+import { jobStart, jobWorkflowId, progress as progressQuery } from '../../workflows/contracts/job';
 import { jobProgressSchema, type JobProgress } from '../../workflows/contracts/schemas';
 import type { Knex } from 'knex';
 import { preparedOnce, type Db } from '../../db/knex';
@@ -56,7 +55,7 @@ interface JobRow {
   finished_at: Date | null;
 }
 
-export const jobWorkflowId = (jobId: string) => `job-${jobId}`;
+export { jobWorkflowId };
 
 export function jobStatusUrl(ctx: AppContext, jobId: string): string {
   return `${ctx.config.baseUrl}/jobs/${jobId}`;
@@ -116,26 +115,18 @@ export async function createJob(
   // A failed start leaves the row `queued`: the start may have reached Temporal even though the
   // answer was lost. Reading the job settles it (running, or `job_lost` once Temporal has no record).
   await ctx.temporal.startTracked(
-    (client) =>
-      client.workflow.start<JobWorkflow>(jobWorkflowName, {
-        workflowId,
-        taskQueue: ctx.temporal.taskQueue,
-        args: [
-          {
-            jobId,
-            type,
-            importBatchSize: ctx.config.IMPORT_BATCH_SIZE,
-            ...(type === 'contacts.export' ? { onePageExportFirst: true } : {}),
-          },
-        ],
-        typedSearchAttributes: [
-          { key: TeamSlugKey, value: team.slug },
-          { key: JobTypeKey, value: type },
-          { key: BusinessIdKey, value: jobId },
-        ],
-        staticSummary: `${type} job ${jobId} for team ${team.slug}`,
-        staticDetails: `Job **${jobId}** (\`${type}\`) of team **${team.slug}**. Status: GET ${jobStatusUrl(ctx, jobId)}`,
-      }),
+    jobStart,
+    {
+      jobId,
+      type,
+      importBatchSize: ctx.config.IMPORT_BATCH_SIZE,
+      ...(type === 'contacts.export' ? { onePageExportFirst: true } : {}),
+    },
+    {
+      team,
+      staticSummary: `${type} job ${jobId} for team ${team.slug}`,
+      staticDetails: `Job **${jobId}** (\`${type}\`) of team **${team.slug}**. Status: GET ${jobStatusUrl(ctx, jobId)}`,
+    },
     {
       onFailure: async (failure) => ctx.logger.error({ ...failure, jobId }, 'could not start the job workflow'),
       details: { jobId },

@@ -2,10 +2,9 @@ import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporal
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { preparedOnce, type Db } from '../../db/knex';
-import { TemporalUnavailable, temporalUnavailable } from '../../temporal/client';
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
+import { startOptions, TemporalUnavailable, temporalUnavailable } from '../../temporal/client';
 import { AppError } from '../platform/errors';
-import { queueTurn, roomWorkflowId, roomWorkflowName, type RoomWorkflow } from '../../workflows/contracts/room';
+import { queueTurn, roomStart, type RoomWorkflow } from '../../workflows/contracts/room';
 import type { AppContext, TeamRef } from '../platform/context';
 import { decodeCursor, encodeCursor, Page } from '../platform/pagination';
 import { newId } from '../platform/ids';
@@ -152,17 +151,14 @@ export async function postMessage(
       client.workflow.executeUpdateWithStart(queueTurn, {
         args: [{ turnId: posted.turnId }],
         updateId: posted.turnId,
-        startWorkflowOperation: new WithStartWorkflowOperation<RoomWorkflow>(roomWorkflowName, {
-          workflowId: roomWorkflowId(room.id),
-          taskQueue: ctx.temporal.taskQueue,
-          args: [{ roomId: room.id, teamSlug: team.slug }],
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          typedSearchAttributes: [
-            { key: TeamSlugKey, value: team.slug },
-            { key: JobTypeKey, value: 'agent.room' },
-            { key: BusinessIdKey, value: room.id },
-          ],
-          staticSummary: `Room ${room.id} "${room.name}" of agent ${room.agent_id} (team ${team.slug})`,
+        startWorkflowOperation: new WithStartWorkflowOperation<RoomWorkflow>(roomStart.name, {
+          ...startOptions(
+            roomStart,
+            { roomId: room.id, teamSlug: team.slug },
+            { team, staticSummary: `Room ${room.id} "${room.name}" of agent ${room.agent_id} (team ${team.slug})` },
+            ctx.temporal.taskQueue,
+          ),
+          workflowIdConflictPolicy: roomStart.idConflictPolicy,
         }),
       }),
     );

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { ProviderError } from '../../channels/types';
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
 import {
-  campaignContactWorkflowName,
+  campaignContactStart,
+  campaignContactWorkflowId,
   type CampaignContactArgs,
-  type CampaignContactWorkflow,
 } from '../../workflows/contracts/campaignContact';
 import type { ExecutionStatus } from '../../workflows/contracts/execution';
 import { integrationForSend } from '../agents/integrations';
@@ -34,7 +33,7 @@ export const sendContactSchema = z.strictObject({
 });
 export type SendContactInput = z.infer<typeof sendContactSchema>;
 
-export const campaignContactWorkflowId = (executionId: string) => `campaign-contact-${executionId}`;
+export { campaignContactWorkflowId };
 /** The per-recipient key of the campaign send, with this execution as the attempt: a retried send never sends twice. */
 const idempotencyKeyOf = (campaignId: string, contactId: string, executionId: string) =>
   `${campaignId}:${contactId}:contact-${executionId}`;
@@ -101,21 +100,13 @@ export async function startCampaignContactSend(call: WarpCall, input: SendContac
   };
   const statusUrl = executionUrl(ctx.config.baseUrl, claimed.id);
   await ctx.temporal.startTracked(
-    (client) =>
-      client.workflow.start<CampaignContactWorkflow>(campaignContactWorkflowName, {
-        workflowId: claimed.workflowId,
-        taskQueue: ctx.temporal.taskQueue,
-        // One send per execution, ever: a keyed retry that finds its execution settled sends nothing.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        args: [args],
-        typedSearchAttributes: [
-          { key: TeamSlugKey, value: team.slug },
-          { key: JobTypeKey, value: 'svc-campaign-send-contact' },
-          { key: BusinessIdKey, value: claimed.id },
-        ],
-        staticSummary: `svc-campaign-send-contact ${claimed.id} for team ${team.slug}: campaign ${input.campaignId} to ${contact.id}${input.delay ? ` after ${input.delay}` : ''}`,
-        staticDetails: `Warp execution **${claimed.id}**. Status: GET ${statusUrl}`,
-      }),
+    campaignContactStart,
+    args,
+    {
+      team,
+      staticSummary: `svc-campaign-send-contact ${claimed.id} for team ${team.slug}: campaign ${input.campaignId} to ${contact.id}${input.delay ? ` after ${input.delay}` : ''}`,
+      staticDetails: `Warp execution **${claimed.id}**. Status: GET ${statusUrl}`,
+    },
     {
       onFailure: async ({ neverReached }) => neverReached && failUnstartedExecution(ctx.db, claimed),
       details: { executionId: claimed.id },

@@ -1,8 +1,7 @@
-import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../temporal/searchAttributes';
 import {
-  privateWarpWorkflowName,
+  privateWarpStart,
+  privateWarpWorkflowId,
   type PrivateWarpStep,
-  type PrivateWarpWorkflow,
   type StepCondition,
   type StepOutcome,
 } from '../../workflows/contracts/privateWarp';
@@ -32,7 +31,7 @@ import type { WarpCall } from './warpKit';
  * step at a time and settle the execution.
  */
 
-export const privateWarpWorkflowId = (executionId: string) => `private-warp-${executionId}`;
+export { privateWarpWorkflowId };
 
 /** `execute` of a private warp: checks the inputs, opens the execution and starts `private-warp-<executionId>`. */
 export async function startPrivateWarp(call: WarpCall, row: PrivateWarpRow, rawInputs: unknown) {
@@ -62,20 +61,13 @@ export async function startPrivateWarp(call: WarpCall, row: PrivateWarpRow, rawI
     : (await ctx.db('warp_executions').where({ id: executionId }).first('status')).status;
   const statusUrl = executionUrl(ctx.config.baseUrl, executionId);
   await ctx.temporal.startTracked(
-    (client) =>
-      client.workflow.start<PrivateWarpWorkflow>(privateWarpWorkflowName, {
-        workflowId,
-        taskQueue: ctx.temporal.taskQueue,
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        args: [{ executionId }],
-        typedSearchAttributes: [
-          { key: TeamSlugKey, value: team.slug },
-          { key: JobTypeKey, value: 'private-warp' },
-          { key: BusinessIdKey, value: executionId },
-        ],
-        staticSummary: `private warp ${row.name} ${executionId} for team ${team.slug}`,
-        staticDetails: `Warp execution **${executionId}**. Status: GET ${statusUrl}`,
-      }),
+    privateWarpStart,
+    { executionId },
+    {
+      team,
+      staticSummary: `private warp ${row.name} ${executionId} for team ${team.slug}`,
+      staticDetails: `Warp execution **${executionId}**. Status: GET ${statusUrl}`,
+    },
     {
       onFailure: async ({ neverReached }) =>
         neverReached && failUnstartedExecution(ctx.db, { id: executionId, created: opened.length > 0 }),

@@ -63,7 +63,7 @@ describe('hookRunWorkflow on the Temporal test environment', () => {
       call: <T>(fn: (c: typeof suite.env.client) => Promise<T>) => fn(suite.env.client),
     } as unknown as TemporalGateway;
     const before = await suite.env.client.workflow.getHandle(hookRunWorkflowId(runId)).describe();
-    await startHookRun(gateway, runId);
+    await startHookRun(gateway, { id: runId, slug: suite.team.slug });
     const after = await suite.env.client.workflow.getHandle(hookRunWorkflowId(runId)).describe();
     expect(after.runId).toBe(before.runId);
     expect(await suite.env.client.workflow.getHandle(hookRunWorkflowId(runId)).result()).toEqual(result);

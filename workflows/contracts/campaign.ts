@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { WorkflowStart } from './start';
 
 /** The contract of `campaign-<id>-run-<n>`: one send or retry of a campaign. */
 
@@ -31,6 +32,14 @@ export interface CampaignResult {
 }
 
 export type CampaignWorkflow = (args: CampaignRunArgs) => Promise<CampaignResult>;
+
+export const campaignWorkflowId = (campaignId: string, run: number) => `campaign-${campaignId}-run-${run}`;
+
+export const campaignStart = {
+  name: campaignWorkflowName,
+  id: (args) => campaignWorkflowId(args.campaignId, args.run),
+  searchAttributes: (args) => ({ JobType: 'campaign', BusinessId: args.campaignId }),
+} as const satisfies WorkflowStart<CampaignWorkflow>;
 
 export const cancelSchedule = defineSignal('cancelSchedule');
 export const cancelSend = defineSignal('cancelSend');

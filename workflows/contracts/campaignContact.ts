@@ -1,5 +1,6 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { ExecutionStatus } from './execution';
+import type { WorkflowStart } from './start';
 
 /** The contract of `campaign-contact-<executionId>`: an existing campaign sent to one contact, maybe after a delay. */
 
@@ -19,6 +20,16 @@ export interface CampaignContactProgress {
 }
 
 export type CampaignContactWorkflow = (args: CampaignContactArgs) => Promise<CampaignContactProgress>;
+
+export const campaignContactWorkflowId = (executionId: string) => `campaign-contact-${executionId}`;
+
+export const campaignContactStart = {
+  name: campaignContactWorkflowName,
+  id: (args) => campaignContactWorkflowId(args.executionId),
+  searchAttributes: (args) => ({ JobType: 'svc-campaign-send-contact', BusinessId: args.executionId }),
+  // One send per execution, ever: a keyed retry that finds its execution settled sends nothing.
+  idReusePolicy: 'REJECT_DUPLICATE',
+} as const satisfies WorkflowStart<CampaignContactWorkflow>;
 
 export { approve, decline } from './approval';
 export const progress = defineQuery<CampaignContactProgress>('progress');

@@ -1,6 +1,7 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { PlanStep } from './enrollment';
 import type { ErrorBody } from './errorBody';
+import type { WorkflowStart } from './start';
 
 /**
  * The contract of `cohort-<cohortId>`: the contacts that entered one version of an automation
@@ -58,6 +59,19 @@ export interface CohortResult {
 }
 
 export type CohortWorkflow = (args: CohortArgs) => Promise<CohortResult>;
+
+export const cohortStart = {
+  name: cohortWorkflowName,
+  id: (args) => cohortWorkflowId(args.cohortId),
+  searchAttributes: (args) => ({
+    JobType: 'automation.cohort',
+    BusinessId: args.cohortId,
+    AutomationId: args.automationId,
+    JourneyStep: args.step,
+  }),
+  // A cohort runs once: a start repeated after it ended is refused too.
+  idReusePolicy: 'REJECT_DUPLICATE',
+} as const satisfies WorkflowStart<CohortWorkflow>;
 
 /** What a batched step activity (send, runWarp) answers. */
 export interface CohortBatch {

@@ -2,6 +2,7 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { approve as anyApproval, type ApprovalEdits } from './approval';
 import type { ExecutionActivities, ExecutionStatus } from './execution';
 import type { DeliveryDraft, DeliveryJson } from './schemas';
+import type { WorkflowStart } from './start';
 
 /**
  * The contract of `delivery-<executionId>`: what the API starts, approves, declines and queries,
@@ -50,6 +51,16 @@ export interface DeliveryState {
 }
 
 export type DeliveryWorkflow = (input: DeliveryInput) => Promise<DeliveryResult>;
+
+export const deliveryWorkflowId = (executionId: string) => `delivery-${executionId}`;
+
+export const deliveryStart = {
+  name: deliveryWorkflowName,
+  id: (input) => deliveryWorkflowId(input.executionId),
+  searchAttributes: (input) => ({ JobType: 'artifact-deliver', BusinessId: input.executionId }),
+  // One delivery per execution, ever: a keyed retry that finds its execution settled sends nothing.
+  idReusePolicy: 'REJECT_DUPLICATE',
+} as const satisfies WorkflowStart<DeliveryWorkflow>;
 
 /** `approve` (the one every approval takes), answering the delivery's approved draft. */
 export const approve = defineUpdate<DeliveryDraft, [ApprovalEdits]>(anyApproval.name);

@@ -1,3 +1,5 @@
+import type { WorkflowStart } from './start';
+
 /**
  * The contract of `hook-run-<runId>`: one hook run, i.e. one warp run for one (hook, event) or
  * (hook, inbound delivery) pair (docs/HOOKS.md). The id is derived from the hook and the event,
@@ -21,6 +23,16 @@ export interface HookRunResult {
   status: 'succeeded' | 'failed';
   executionId: string | null;
 }
+
+export type HookRunWorkflow = (input: HookRunInput) => Promise<HookRunResult>;
+
+export const hookRunStart = {
+  name: hookRunWorkflowName,
+  id: (input) => hookRunWorkflowId(input.runId),
+  searchAttributes: (input) => ({ JobType: 'hook.run', BusinessId: input.runId }),
+  // Never a second run of the same id, even after the first closed (a replayed delivery).
+  idReusePolicy: 'REJECT_DUPLICATE',
+} as const satisfies WorkflowStart<HookRunWorkflow>;
 
 export interface HookActivities {
   runHook(runId: string): Promise<HookRunResult>;

@@ -1,6 +1,7 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { ErrorBody } from './errorBody';
 import type { JobProgress } from './schemas';
+import type { WorkflowStart } from './start';
 
 /** The contract of `job-<jobId>`: what the API starts and queries, and what the worker's activities implement. */
 
@@ -47,6 +48,14 @@ export interface JobWorkflowArgs {
 
 export type JobResult = Record<string, unknown>;
 export type JobWorkflow = (args: JobWorkflowArgs) => Promise<JobResult>;
+
+export const jobWorkflowId = (jobId: string) => `job-${jobId}`;
+
+export const jobStart = {
+  name: jobWorkflowName,
+  id: (args) => jobWorkflowId(args.jobId),
+  searchAttributes: (args) => ({ JobType: args.type, BusinessId: args.jobId }),
+} as const satisfies WorkflowStart<JobWorkflow>;
 
 export type { JobProgress };
 export const progress = defineQuery<JobProgress>('progress');

@@ -1,6 +1,7 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { ErrorBody } from './errorBody';
 import type { ExecutionStatus } from './execution';
+import type { WorkflowStart } from './start';
 
 /** The contract of `private-warp-<executionId>`: a team's own warp, its steps interpreted in the workflow. */
 
@@ -34,6 +35,15 @@ export interface PrivateWarpProgress {
 }
 
 export type PrivateWarpWorkflow = (args: PrivateWarpArgs) => Promise<PrivateWarpProgress>;
+
+export const privateWarpWorkflowId = (executionId: string) => `private-warp-${executionId}`;
+
+export const privateWarpStart = {
+  name: privateWarpWorkflowName,
+  id: (args) => privateWarpWorkflowId(args.executionId),
+  searchAttributes: (args) => ({ JobType: 'private-warp', BusinessId: args.executionId }),
+  idReusePolicy: 'REJECT_DUPLICATE',
+} as const satisfies WorkflowStart<PrivateWarpWorkflow>;
 export const progress = defineQuery<PrivateWarpProgress>('progress');
 
 export type StepOutcome = { status: 'succeeded' } | { status: 'failed'; error: ErrorBody };

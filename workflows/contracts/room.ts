@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ErrorBody } from './errorBody';
+import type { WorkflowStart } from './start';
 
 /**
  * The contract of a room (`room-<roomId>`), which runs its turns itself, one at a time. Turns
@@ -44,6 +45,14 @@ export const roomProgress = defineQuery<RoomProgress>('progress');
 export const cancelTurn = defineSignal<[{ turnId: string }]>('cancelTurn');
 
 export type RoomWorkflow = (args: RoomArgs) => Promise<void>;
+
+/** Started by Update-with-Start (services/rooms/messages.ts): a room that runs takes the turn, one that does not starts. */
+export const roomStart = {
+  name: roomWorkflowName,
+  id: (args) => roomWorkflowId(args.roomId),
+  searchAttributes: (args) => ({ JobType: 'agent.room', BusinessId: args.roomId }),
+  idConflictPolicy: 'USE_EXISTING',
+} as const satisfies WorkflowStart<RoomWorkflow>;
 
 export interface TurnArgs {
   turnId: string;

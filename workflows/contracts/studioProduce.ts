@@ -1,5 +1,6 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { ErrorBody } from './errorBody';
+import type { WorkflowStart } from './start';
 
 /**
  * The contract of `studio-produce-<sessionId>:<n>`: production n of a Studio session, where the
@@ -23,6 +24,12 @@ export interface StudioProduceProgress {
 }
 
 export type StudioProduceWorkflow = (args: StudioProduceArgs) => Promise<StudioProduceProgress>;
+
+export const studioProduceStart = {
+  name: studioProduceWorkflowName,
+  id: (args) => studioProduceWorkflowId(args.productionId),
+  searchAttributes: (args) => ({ JobType: 'studio.produce', BusinessId: args.productionId }),
+} as const satisfies WorkflowStart<StudioProduceWorkflow>;
 export const progress = defineQuery<StudioProduceProgress>('progress');
 
 export interface StudioActivities {

@@ -1,5 +1,6 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { ExecutionStatus } from './execution';
+import type { WorkflowStart } from './start';
 
 /** The contract of `warp-<executionId>`: a sensitive write waiting for a person. */
 
@@ -18,6 +19,17 @@ export interface WarpExecutionProgress {
 }
 
 export type WarpExecutionWorkflow = (input: WarpExecutionArgs) => Promise<WarpExecutionProgress>;
+
+export const warpWorkflowId = (executionId: string) => `warp-${executionId}`;
+
+/** The API's start (a turn starts its approvals as children, workflows/turn.ts, with the same id and attributes). */
+export const warpExecutionStart = {
+  name: warpExecutionWorkflowName,
+  id: (input) => warpWorkflowId(input.executionId),
+  searchAttributes: (input) => ({ JobType: input.warp, BusinessId: input.executionId }),
+  // One workflow per execution, ever: a keyed retry that finds its execution settled starts nothing.
+  idReusePolicy: 'REJECT_DUPLICATE',
+} as const satisfies WorkflowStart<WarpExecutionWorkflow>;
 
 export { approve, decline } from './approval';
 export const progress = defineQuery<WarpExecutionProgress>('progress');

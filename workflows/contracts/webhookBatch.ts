@@ -1,3 +1,4 @@
+import type { WorkflowStart } from './start';
 import type { WebhookRetryPolicy } from './webhookDelivery';
 
 /**
@@ -38,6 +39,16 @@ export interface WebhookBatchResult {
   /** Deliveries handed to their own workflow at attempt 2. */
   retrying: number;
 }
+
+export type WebhookBatchWorkflow = (input: WebhookBatchInput) => Promise<WebhookBatchResult>;
+
+export const webhookBatchStart = {
+  name: webhookBatchWorkflowName,
+  id: (input) => webhookBatchWorkflowId(input.batchId),
+  searchAttributes: (input) => ({ JobType: 'webhook.batch', BusinessId: input.batchId }),
+  // Refused also after the batch ended: a batch runs once.
+  idReusePolicy: 'REJECT_DUPLICATE',
+} as const satisfies WorkflowStart<WebhookBatchWorkflow>;
 
 export interface WebhookBatchActivities {
   sendWebhookBatch(input: WebhookBatchInput): Promise<WebhookBatchSent>;

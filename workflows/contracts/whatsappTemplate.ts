@@ -1,4 +1,5 @@
 import { defineSignal } from '@temporalio/workflow';
+import type { WorkflowStart } from './start';
 
 /** The contract of `wa-template-<campaignId>`: a WhatsApp campaign's template approval. */
 
@@ -19,6 +20,16 @@ export interface TemplateStatusReport {
 }
 
 export type WhatsappTemplateWorkflow = (args: TemplateApprovalArgs) => Promise<{ status: string }>;
+
+export const whatsappTemplateWorkflowId = (campaignId: string) => `wa-template-${campaignId}`;
+
+export const whatsappTemplateStart = {
+  name: whatsappTemplateWorkflowName,
+  id: (args) => whatsappTemplateWorkflowId(args.campaignId),
+  searchAttributes: (args) => ({ JobType: 'whatsapp-template', BusinessId: args.campaignId }),
+  // A resubmission after a rejection or an edit starts a new run under the same id.
+  idConflictPolicy: 'TERMINATE_EXISTING',
+} as const satisfies WorkflowStart<WhatsappTemplateWorkflow>;
 
 /** The provider's status webhook, forwarded by the API. */
 export const templateStatus = defineSignal<[TemplateStatusReport]>('templateStatus');
