@@ -24,7 +24,7 @@ import { campaigns } from '../services/campaigns/operations';
 import { segments } from '../services/contacts/segmentOperations';
 import { routesOf } from './operationRoutes';
 import { contactsRoutes } from './routes/contacts';
-import { shopRoutes } from './routes/shop';
+import { shop } from '../services/shop/operations';
 import { jobsRoutes } from './routes/jobs';
 import { mediaRoutes } from './routes/media';
 import { teamRoutes } from './routes/team';
@@ -43,8 +43,8 @@ import { webhooksRoutes } from './routes/webhooks';
 import { webhooks } from '../services/webhooks/operations';
 import { hooks } from '../services/hooks/operations';
 import { agentHooksRoutes } from './routes/agentHooks';
-import { automationsRoutes } from './routes/automations';
-import { formsRoutes } from './routes/forms';
+import { automations } from '../services/automations/operations';
+import { forms } from '../services/forms/operations';
 import { formPagesRouter } from './formPages';
 
 /** The route table of /v1: every operation, declared once; Express runs it and the OpenAPI document describes it. */
@@ -75,9 +75,9 @@ export function apiRoutes(ctx: AppContext): Route[] {
     ...routesOf(ctx, webhooks),
     ...routesOf(ctx, hooks),
     ...agentHooksRoutes(ctx),
-    ...automationsRoutes(ctx),
-    ...formsRoutes(ctx),
-    ...shopRoutes(ctx),
+    ...routesOf(ctx, automations),
+    ...routesOf(ctx, forms),
+    ...routesOf(ctx, shop),
     ...unsubscribeRoutes(ctx),
     ...mediaRoutes(ctx),
     ...routesOf(ctx, media),

@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import type { AppSlug } from '../services/agents/apps';
 import type { Tool } from './toolKit';
-import { automationTools } from './automationTools';
-import { formTools } from './formTools';
-import { shopTools } from './shopTools';
 import { catalogTools, legacyTools } from '../services/catalog/features';
 export type { Tool, ToolCall } from './toolKit';
 export { caller } from './toolKit';
 
 /** Every live tool. A tool that does not work yet is not here, so no client ever lists it. */
-export const TOOLS: Tool[] = [...automationTools, ...formTools, ...shopTools, ...catalogTools];
+export const TOOLS: Tool[] = [...catalogTools];
 // The step catalog of private warps (services/catalog/features.ts) sees the tools not yet declared as operations.
 legacyTools.push(...TOOLS.filter((t) => !catalogTools.includes(t)));
 

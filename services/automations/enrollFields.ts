@@ -40,6 +40,10 @@ export const enrollInputSchema = z.strictObject({
 });
 export type EnrollInput = z.infer<typeof enrollInputSchema>;
 
+/** What an enrollment answers: one contact's, or a bulk enrollment's counts. */
+export const enrolledSchema = z.record(z.string(), z.unknown());
+export type Enrolled = z.infer<typeof enrolledSchema>;
+
 async function contactFor(
   ctx: AppContext,
   teamId: string,
@@ -81,7 +85,7 @@ export async function enrollFromFields(
   team: TeamRef,
   input: EnrollInput,
   enrolledBy: string,
-): Promise<Record<string, unknown>> {
+): Promise<Enrolled> {
   const automation = await ctx.db('automations').where({ team_id: team.id, id: input.automationId }).first();
   if (!automation)
     throw ruleBroken('unknown_automation', 'automationId is not an automation of this team', {
@@ -112,7 +116,7 @@ async function enrollMany(
   automation: { id: string; team_id: string; version: number },
   input: EnrollInput,
   enrolledBy: string,
-): Promise<Record<string, unknown>> {
+): Promise<Enrolled> {
   const { automationId: _a, contactIds, ...single } = input;
   if (Object.values(single).some((v) => v !== undefined))
     throw ruleBroken(

@@ -2,6 +2,9 @@ import { campaigns } from '../campaigns/operations';
 import { segments } from '../contacts/segmentOperations';
 import { webhooks } from '../webhooks/operations';
 import { hooks } from '../hooks/operations';
+import { automations } from '../automations/operations';
+import { forms } from '../forms/operations';
+import { shop } from '../shop/operations';
 import { artifacts } from '../deliveries/artifactOperations';
 import { warpExecutions } from '../deliveries/executionOperations';
 import { messageLog } from '../deliveries/messageLogOperations';
@@ -39,6 +42,9 @@ export const FEATURES: Feature[] = [
   campaigns,
   webhooks,
   hooks,
+  automations,
+  forms,
+  shop,
   artifacts,
   warpExecutions,
   messageLog,

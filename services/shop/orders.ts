@@ -71,6 +71,8 @@ export const orderSchema = z.object({
   source: z.enum(['api', 'import']).describe('How the order came in'),
 });
 export type OrderJson = z.infer<typeof orderSchema>;
+/** An order as its recording answers on MCP: created false when its externalId was recorded already. */
+export const orderRecordedSchema = orderSchema.extend({ created: z.boolean() });
 
 interface OrderRow {
   seq: number;
