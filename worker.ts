@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createActivities } from './activities';
-import { createWebhookBatchActivities } from './activities/webhooks';
+import { createActivities, createWebhookQueueActivities } from './activities';
 import { providerPools } from './channels/pools';
 import { Config, loadConfig } from './config';
 import { createDb, Db } from './db/knex';
@@ -55,7 +54,7 @@ export async function startWorker(config: Config, db: Db): Promise<RunningWorker
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: webhookTaskQueue(config.TEMPORAL_TASK_QUEUE),
-    activities: createWebhookBatchActivities({ db, secretBox: appContext.secretBox, appContext }),
+    activities: createWebhookQueueActivities({ db, secretBox: appContext.secretBox, appContext }),
     maxConcurrentActivityTaskExecutions: 16,
   });
   const workers = [worker, webhookWorker];

@@ -4,7 +4,10 @@ import {
   templateStatus,
   whatsappTemplateStart,
   whatsappTemplateWorkflowId,
+  type TemplateStatusReport,
 } from '../../workflows/contracts/whatsappTemplate';
+import type { Db } from '../../db/knex';
+import type { SecretBox } from '../platform/secretBox';
 import type { AppContext, TeamRef } from '../platform/context';
 import { invalidState, ruleBroken } from '../platform/errors';
 import { whatsappTemplatesFor } from '../agents/integrations';
@@ -124,4 +127,49 @@ export async function templateStatusChanged(
     throw err;
   }
   return true;
+}
+
+/**
+ * The writes of the approval workflow `wa-template-<campaignId>` (its activities:
+ * ./activities.ts). The campaign and its agent's template API (submit set the campaign's agent);
+ * undefined: the campaign was deleted; `templates` undefined: the agent has no active WhatsApp
+ * Cloud integration.
+ */
+export async function templateApiOf(db: Db, secretBox: SecretBox, campaignId: string) {
+  const campaign: CampaignRow | undefined = await db('campaigns').where({ id: campaignId }).first();
+  if (!campaign) return undefined;
+  // Submit set the campaign's agent.
+  return { campaign, templates: await whatsappTemplatesFor(db, secretBox, campaign.team_id, campaign.agent_id!) };
+}
+
+/** The provider created the template: recorded on the campaign; false when the campaign was deleted meanwhile. */
+export async function recordSubmittedTemplate(db: Db, campaignId: string, templateId: string): Promise<boolean> {
+  const stored = await db('campaigns')
+    .where({ id: campaignId })
+    .update({ whatsapp_template_id: templateId, submitted_at: db.fn.now(), updated_at: db.fn.now() });
+  return stored > 0;
+}
+
+/** Still waiting: the campaign is Pending with this very template (an edit sends it back to Draft). */
+export async function pendingWithTemplate(db: Db, campaignId: string, templateId: string): Promise<boolean> {
+  return Boolean(
+    await db('campaigns').where({ id: campaignId, status: 'pending', whatsapp_template_id: templateId }).first('id'),
+  );
+}
+
+/** The provider's verdict: a Pending campaign becomes Approved or Rejected (with the reason). */
+export async function settleTemplateOutcome(
+  db: Db,
+  campaignId: string,
+  outcome: TemplateStatusReport,
+): Promise<{ status: 'approved' | 'rejected' }> {
+  const approved = outcome.status === 'APPROVED';
+  await db('campaigns')
+    .where({ id: campaignId, status: 'pending' })
+    .update({
+      status: approved ? 'approved' : 'rejected',
+      whatsapp_rejection_reason: approved ? null : (outcome.reason ?? 'rejected by the provider'),
+      updated_at: db.fn.now(),
+    });
+  return { status: approved ? 'approved' : 'rejected' };
 }

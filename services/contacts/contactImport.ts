@@ -1,14 +1,21 @@
 import type { Db } from '../../db/knex';
+import type { ImportRowError, ImportSummary } from '../../workflows/contracts/job';
 import { recordEvents } from '../events/outbox';
+import { newId } from '../platform/ids';
 import {
+  consentTime,
   contactCreatedEvent,
   contactFieldsSchema,
   ContactFields,
   ContactRow,
+  contactRowValues,
   contactUpdatedEvent,
   presentContact,
   requireConsentState,
 } from './contacts';
+
+/** Row errors a batch reports at most (the others are counted). */
+const MAX_ERRORS_PER_BATCH = 200;
 
 // A Map, so that headers such as `constructor` or `__proto__` are ordinary unknown columns.
 const FIELD_BY_LOWERCASE = new Map<string, keyof ContactFields>([
@@ -130,4 +137,67 @@ export async function writeImportBatch(
       ),
     ]);
   });
+}
+
+/**
+ * Imports rows [offset, offset+limit) of a `contacts.import` job — one stored slice (`limit` is the
+ * slice size the job was created with) — in one transaction with their contact.created /
+ * contact.updated events. Each contact records its job and row, so a batch that runs again after a
+ * crash inserts nothing twice, records no event twice and reports the same counts.
+ */
+export async function importJobSlice(
+  db: Db,
+  slice: { jobId: string; teamId: string; offset: number; limit: number },
+  heartbeat: (details: unknown) => void,
+): Promise<Omit<ImportSummary, 'total'>> {
+  const { jobId, teamId, offset, limit } = slice;
+  const stored = await db('job_input_chunks')
+    .where({ job_id: jobId, position: Math.floor(offset / limit) })
+    .first('rows');
+  const rows = ((stored?.rows ?? []) as unknown[]).map((row, i) => ({ idx: offset + i, row }));
+
+  const errors: ImportRowError[] = [];
+  let failed = 0;
+  const values: Record<string, unknown>[] = [];
+  /** Lower-cased email → the first granted consent for it in this batch. */
+  const grants = new Map<string, ImportConsentGrant>();
+  for (const { idx, row } of rows) {
+    const outcome =
+      row && typeof row === 'object' && !Array.isArray(row)
+        ? normalizeImportRow(row as Record<string, unknown>)
+        : { ok: false as const, message: 'a row must be an object' };
+    if (!outcome.ok) {
+      failed++;
+      if (errors.length < MAX_ERRORS_PER_BATCH)
+        errors.push({ index: idx, ...(outcome.field ? { field: outcome.field } : {}), message: outcome.message });
+      continue;
+    }
+    const { email, marketingConsent, consentSource, consentAt } = outcome.fields;
+    if (email && marketingConsent === 'granted' && !grants.has(email.toLowerCase())) {
+      grants.set(email.toLowerCase(), {
+        email,
+        source: consentSource ?? null,
+        at: consentTime(consentAt).toISOString(),
+        // As PATCH reports it: the consent fields the row named.
+        changed: ['marketingConsent', ...(consentSource ? ['consentSource'] : []), ...(consentAt ? ['consentAt'] : [])],
+      });
+    }
+    values.push({
+      id: newId('ct'),
+      team_id: teamId,
+      import_job_id: jobId,
+      import_row: idx,
+      ...contactRowValues(outcome.fields, outcome.extra),
+    });
+  }
+  // The new contacts, the consent granted to existing ones, and their events, in one commit.
+  await writeImportBatch(db, { teamId, jobId, values, grants: [...grants.values()] });
+  heartbeat({ offset: offset + rows.length });
+
+  const [{ count }] = await db('contacts')
+    .where({ import_job_id: jobId })
+    .whereBetween('import_row', [offset, offset + limit - 1])
+    .count({ count: '*' });
+  const imported = Number(count);
+  return { imported, duplicates: values.length - imported, failed, errors, errorsTruncated: failed > errors.length };
 }

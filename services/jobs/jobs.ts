@@ -158,6 +158,11 @@ export async function storeJobRows(
 const markRunning = (db: Db, jobId: string) =>
   db('jobs').where({ id: jobId, status: 'queued' }).update({ status: 'running', started_at: db.fn.now() });
 
+/** What a job's activities read of it: its owner, type and input; undefined: no such job. */
+export type JobWorkRow = { id: string; team_id: string; type: string; input: Record<string, unknown> };
+export const findJobRow = (db: Db, jobId: string): Promise<JobWorkRow | undefined> =>
+  db('jobs').where({ id: jobId }).first('id', 'team_id', 'type', 'input');
+
 /** queued → running; a no-op for a job that already moved on. */
 export async function markJobRunning(db: Db, jobId: string): Promise<void> {
   await markRunning(db, jobId);
@@ -168,10 +173,7 @@ export async function markJobRunning(db: Db, jobId: string): Promise<void> {
  * The read sees the row as it was before the update, which changes neither of them. Undefined: no
  * such job.
  */
-export async function markJobRunningAndRead(
-  db: Db,
-  jobId: string,
-): Promise<{ id: string; team_id: string; type: string; input: Record<string, unknown> } | undefined> {
+export async function markJobRunningAndRead(db: Db, jobId: string): Promise<JobWorkRow | undefined> {
   // One text for every export: prepared once per connection (its planning cost more than its run).
   return preparedOnce(
     db.with('marked', markRunning(db, jobId)).from('jobs').where({ id: jobId }).first('id', 'team_id', 'type', 'input'),

@@ -5,7 +5,7 @@ import type { TurnRecord } from './turnRecord';
 
 /**
  * The tools of a turn are the MCP surface's own registry (what the team's installed apps offer).
- * The worker hands it in (activities/rooms.ts), so services never import the MCP layer.
+ * The worker hands it in (activities/index.ts › turnToolRegistry, to services/rooms/activities.ts), so services never import the MCP layer.
  */
 export interface ToolRegistry {
   toolsFor(installed: Set<AppSlug>): Tool[];

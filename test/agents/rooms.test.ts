@@ -1,5 +1,6 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createRoomActivities } from '../../activities/rooms';
+import { turnToolRegistry } from '../../activities';
+import { createRoomActivities } from '../../services/rooms/activities';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../logger';
 import { buildAppContext } from '../../services/platform/context';
@@ -127,6 +128,7 @@ describe('agents that converse: rooms, turns and streams', () => {
     const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
     const { modelStep } = createRoomActivities({
       appContext: buildAppContext(config, suite.db, createLogger('silent', 'worker')),
+      tools: turnToolRegistry,
     });
     const again = await new MockActivityEnvironment({ attempt: 2 }).run(modelStep, turnId, 1, true);
     expect(again).toEqual({ toolCalls: [], promptTokens: 30, completionTokens: 3 });

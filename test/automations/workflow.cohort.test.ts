@@ -1,4 +1,4 @@
-import { createAutomationActivities } from '../../activities/automations';
+import { createAutomationActivities } from '../../services/automations/activities';
 import { loadConfig } from '../../config';
 import type { Db } from '../../db/knex';
 import { createLogger } from '../../logger';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createJobActivities } from '../../activities/jobs';
+import { createJobActivities } from '../../services/jobs/activities';
 import { LocalDiskStorage } from '../../services/media/storage';
 import { FakeWebhookReceiver } from '../fakes/webhookReceiver';
 import { useApiSuite, waitForJob } from '../support/helpers';

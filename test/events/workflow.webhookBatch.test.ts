@@ -1,5 +1,5 @@
 import { Worker } from '@temporalio/worker';
-import { createWebhookActivities, createWebhookBatchActivities } from '../../activities/webhooks';
+import { createWebhookActivities, createWebhookBatchActivities } from '../../services/webhooks/activities';
 import { loadConfig } from '../../config';
 import type { Db } from '../../db/knex';
 import { createLogger } from '../../logger';

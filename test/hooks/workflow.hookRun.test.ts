@@ -1,4 +1,4 @@
-import { createHookActivities } from '../../activities/hooks';
+import { createHookActivities } from '../../services/hooks/activities';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../logger';
 import { createHook } from '../../services/hooks/hooks';

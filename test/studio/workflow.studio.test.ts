@@ -1,4 +1,4 @@
-import { createStudioActivities } from '../../activities/studio';
+import { createStudioActivities } from '../../services/studio/activities';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../logger';
 import { AppContext, buildAppContext } from '../../services/platform/context';

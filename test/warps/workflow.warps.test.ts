@@ -1,5 +1,5 @@
-import { createDeliveryActivities } from '../../activities/deliveries';
-import { createWarpRunActivities } from '../../activities/warpRuns';
+import { createDeliveryActivities } from '../../services/deliveries/activities';
+import { createWarpRunActivities } from '../../services/warps/activities';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../logger';
 import { setIntegration } from '../../services/agents/integrations';

@@ -1,4 +1,4 @@
-import { createWebhookActivities } from '../../activities/webhooks';
+import { createWebhookActivities } from '../../services/webhooks/activities';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../logger';
 import { webhookDeliveryId } from '../../services/events/dispatcher';

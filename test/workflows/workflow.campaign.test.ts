@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createCampaignActivities } from '../../activities/campaigns';
+import { createCampaignActivities } from '../../services/campaigns/activities';
 import { offlineTextGenerator } from '../../services/campaigns/content';
 import { newId } from '../../services/platform/ids';
 import { setIntegration } from '../../services/agents/integrations';

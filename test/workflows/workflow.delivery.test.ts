@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { createDeliveryActivities } from '../../activities/deliveries';
+import { createDeliveryActivities } from '../../services/deliveries/activities';
 import type { DeliveryInput, DeliveryState } from '../../services/deliveries/deliveryTypes';
 import { newId } from '../../services/platform/ids';
 import { setIntegration } from '../../services/agents/integrations';

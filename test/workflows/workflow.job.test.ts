@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import { createJobActivities } from '../../activities/jobs';
+import { createJobActivities } from '../../services/jobs/activities';
 import { newId } from '../../services/platform/ids';
 import { contactRowValues } from '../../services/contacts/contacts';
 import { storeJobRows } from '../../services/jobs/jobs';

@@ -1,7 +1,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
-import { createDeliveryActivities } from '../../activities/deliveries';
-import { createRoomActivities } from '../../activities/rooms';
-import { createWarpActivities } from '../../activities/warps';
+import { turnToolRegistry } from '../../activities';
+import { createDeliveryActivities, createWarpActivities } from '../../services/deliveries/activities';
+import { createRoomActivities } from '../../services/rooms/activities';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../logger';
 import { AppContext, buildAppContext } from '../../services/platform/context';
@@ -44,7 +44,7 @@ describe('the room workflow and its turns on the Temporal test environment', () 
     (db) => {
       ctx = contextFor(db, suite.env.address);
       return {
-        ...createRoomActivities({ appContext: ctx }),
+        ...createRoomActivities({ appContext: ctx, tools: turnToolRegistry }),
         ...createWarpActivities({ appContext: ctx }),
         ...createDeliveryActivities({
           db,

@@ -1,6 +1,5 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { createDeliveryActivities } from '../../activities/deliveries';
-import { createWarpActivities } from '../../activities/warps';
+import { createDeliveryActivities, createWarpActivities } from '../../services/deliveries/activities';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../logger';
 import { buildAppContext } from '../../services/platform/context';

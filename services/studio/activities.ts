@@ -1,6 +1,6 @@
-import type { AppContext } from '../services/platform/context';
-import { failProduction, produceDraft } from '../services/studio/produce';
-import type { StudioActivities } from '../workflows/contracts/studioProduce';
+import type { AppContext } from '../platform/context';
+import { failProduction, produceDraft } from './produce';
+import type { StudioActivities } from '../../workflows/contracts/studioProduce';
 
 export interface StudioActivityDeps {
   appContext: AppContext;

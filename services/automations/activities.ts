@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
-import type { SendPosition } from '../services/campaigns/pooledSend';
-import { textGeneratorFor } from '../services/campaigns/content';
-import { sendCohortStep } from '../services/automations/cohortSend';
+import type { SendPosition } from '../campaigns/pooledSend';
+import { textGeneratorFor } from '../campaigns/content';
+import { sendCohortStep } from './cohortSend';
 import {
   branchCohort,
   failCohort,
@@ -9,11 +9,11 @@ import {
   markCohortWaiting,
   runCohortWarps,
   timeOutCohortWait,
-} from '../services/automations/cohortSteps';
-import { finishEnrollment, runEnrollmentStep } from '../services/automations/steps';
-import type { AppContext } from '../services/platform/context';
-import type { CohortActivities } from '../workflows/contracts/cohort';
-import type { EnrollmentActivities } from '../workflows/contracts/enrollment';
+} from './cohortSteps';
+import { finishEnrollment, runEnrollmentStep } from './steps';
+import type { AppContext } from '../platform/context';
+import type { CohortActivities } from '../../workflows/contracts/cohort';
+import type { EnrollmentActivities } from '../../workflows/contracts/enrollment';
 
 export interface AutomationActivityDeps {
   /** Journey steps run the same service functions as campaigns and warps. */

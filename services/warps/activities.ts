@@ -1,18 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { stepCatalog } from '../services/catalog/features';
-import type { AppContext } from '../services/platform/context';
-import { AppError } from '../services/platform/errors';
-import { sendCampaignToContact } from '../services/warps/campaignContact';
-import {
-  evaluateCondition,
-  finishPrivateWarp,
-  privateWarpSteps,
-  runPrivateWarpStep,
-} from '../services/warps/privateWarpRuns';
-import { runWarpJob } from '../services/warps/warpJob';
-import type { CampaignContactActivities } from '../workflows/contracts/campaignContact';
-import type { WarpJobActivities } from '../workflows/contracts/job';
-import type { PrivateWarpActivities } from '../workflows/contracts/privateWarp';
+import { stepCatalog } from '../catalog/features';
+import type { AppContext } from '../platform/context';
+import { AppError } from '../platform/errors';
+import { sendCampaignToContact } from './campaignContact';
+import { evaluateCondition, finishPrivateWarp, privateWarpSteps, runPrivateWarpStep } from './privateWarpRuns';
+import { runWarpJob } from './warpJob';
+import type { CampaignContactActivities } from '../../workflows/contracts/campaignContact';
+import type { WarpJobActivities } from '../../workflows/contracts/job';
+import type { PrivateWarpActivities } from '../../workflows/contracts/privateWarp';
 
 export interface WarpRunActivityDeps {
   /** Warps run the same service functions the API and the MCP tools do. */

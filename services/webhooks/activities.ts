@@ -1,12 +1,12 @@
 import { Context } from '@temporalio/activity';
-import { privateWebhookUrlsAllowed } from '../config';
-import type { Db } from '../db/knex';
-import type { AppContext } from '../services/platform/context';
-import type { SecretBox } from '../services/platform/secretBox';
-import { sendBatch } from '../services/webhooks/batch';
-import { attemptDelivery } from '../services/webhooks/send';
-import type { WebhookBatchActivities } from '../workflows/contracts/webhookBatch';
-import type { WebhookActivities } from '../workflows/contracts/webhookDelivery';
+import { privateWebhookUrlsAllowed } from '../../config';
+import type { Db } from '../../db/knex';
+import type { AppContext } from '../platform/context';
+import type { SecretBox } from '../platform/secretBox';
+import { sendBatch } from './batch';
+import { attemptDelivery } from './send';
+import type { WebhookBatchActivities } from '../../workflows/contracts/webhookBatch';
+import type { WebhookActivities } from '../../workflows/contracts/webhookDelivery';
 
 export interface WebhookActivityDeps {
   db: Db;

@@ -1,6 +1,6 @@
-import type { AppContext } from '../services/platform/context';
-import { failHookRun, runHook } from '../services/hooks/runHook';
-import type { HookActivities } from '../workflows/contracts/hookRun';
+import type { AppContext } from '../platform/context';
+import { failHookRun, runHook } from './runHook';
+import type { HookActivities } from '../../workflows/contracts/hookRun';
 
 export interface HookActivityDeps {
   /** Hook runs go through the same warp executor as MCP `execute`. */

@@ -1,17 +1,18 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { inputJsonSchema, TOOLS, toolsFor } from '../mcp/tools';
-import { ModelError } from '../services/agents/models/chatModel';
-import type { AppContext } from '../services/platform/context';
-import { runModelStep } from '../services/rooms/modelStep';
-import { announceToolApproval, openToolApproval, runToolCall, settleToolApproval } from '../services/rooms/toolLedger';
-import { finishTurn } from '../services/rooms/turnRecord';
-import type { ToolRegistry } from '../services/rooms/turnTools';
-import type { RoomActivities } from '../workflows/contracts/room';
+import { ModelError } from '../agents/models/chatModel';
+import type { AppContext } from '../platform/context';
+import { runModelStep } from './modelStep';
+import { announceToolApproval, openToolApproval, runToolCall, settleToolApproval } from './toolLedger';
+import { finishTurn } from './turnRecord';
+import type { ToolRegistry } from './turnTools';
+import type { RoomActivities } from '../../workflows/contracts/room';
 
 export interface RoomActivityDeps {
   /** A turn's tools run the same service functions the MCP surface does. */
   appContext: AppContext;
+  /** The MCP surface's registry, handed in by the worker (activities/index.ts): services never import the MCP layer. */
+  tools: ToolRegistry;
 }
 
 /** How often a long activity tells Temporal it is alive, whatever it is waiting on (a model's first token, a slow tool). */
@@ -39,12 +40,7 @@ function asFailure(err: unknown): unknown {
   });
 }
 
-export function createRoomActivities({ appContext }: RoomActivityDeps) {
-  const registry: ToolRegistry = {
-    toolsFor: (installed) => toolsFor(installed),
-    all: TOOLS,
-    inputSchema: inputJsonSchema,
-  };
+export function createRoomActivities({ appContext, tools: registry }: RoomActivityDeps) {
   return {
     async modelStep(turnId, step, allowTools) {
       const { attempt } = Context.current().info;
