@@ -34,7 +34,7 @@ export async function signInTo(page: Page, origin: string, path: string, who: { 
   ]);
 }
 
-/** A call of the console's own API, from the page, with the page's CSRF token (as console.js makes it). */
+/** A call of the console's own API, from the page, with the page's CSRF token (as console/assets/lib/api.js makes it). */
 export function consoleFetch(page: Page, method: string, path: string, body?: unknown, withCsrf = true) {
   // A string, evaluated in the page: the test's tsconfig has no DOM types.
   return page.evaluate(`(async () => {

@@ -17,10 +17,11 @@ export async function api(method, path, body) {
   const res = await fetch('/app/api' + path, {
     method,
     credentials: 'same-origin',
-    headers: Object.assign(
-      { 'X-CSRF-Token': csrf, Accept: 'application/json' },
-      body === undefined ? {} : { 'Content-Type': 'application/json' },
-    ),
+    headers: {
+      'X-CSRF-Token': csrf,
+      Accept: 'application/json',
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (res.status === 401) {

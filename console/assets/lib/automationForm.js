@@ -1,38 +1,49 @@
 // @ts-check
 /* The New automation form: name, agent, trigger and the steps editor. */
-import { api, errorText } from './api.js';
+import { createAutomation, listSegments } from '../api/endpoints.js';
+import { errorText } from './api.js';
 import { field, h, options } from './dom.js';
 import { vocabulary } from './frame.js';
 import { conditionsOf, pairs } from './lines.js';
 import { agents, CHANNELS } from './names.js';
+/** @import { Body } from '../api/types' */
+/** @import { Attrs, Child } from './types' */
+/** @typedef {Body<'/automations', 'post'>} NewAutomation */
+/** @typedef {Extract<NewAutomation['trigger'], { kind: 'event' }>} EventTrigger */
 
 /** The steps' editors: one fieldset per step, fields by step type, read back as the API's step objects. */
 export function stepsEditor() {
   const box = h('div', { class: 'steps-editor', id: 'steps-editor' });
+  /** @type {{ type: string, legend: HTMLElement, read: () => Record<string, unknown> }[]} */
   const editors = [];
   let made = 0;
   const renumber = () =>
     editors.forEach((e, i) => {
       e.legend.textContent = 'Step ' + (i + 1) + ': ' + e.type;
     });
+  /** @param {string} type */
   const add = (type) => {
     const k = ++made;
-    const id = (name) => 'step-' + k + '-' + name;
+    const id = (/** @type {string} */ name) => 'step-' + k + '-' + name;
+    /** @type {Record<string, HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>} */
     const inputs = {};
+    /** @param {string} name @param {string} label @param {Attrs} [attrs] */
     const text = (name, label, attrs) => {
       inputs[name] = h('input', Object.assign({ type: 'text', id: id(name) }, attrs || {}));
       return field(id(name), label, inputs[name]);
     };
+    /** @param {string} name @param {string} label @param {Attrs} [attrs] */
     const area = (name, label, attrs) => {
       inputs[name] = h('textarea', Object.assign({ id: id(name) }, attrs || {}));
       return field(id(name), label, inputs[name]);
     };
+    /** @param {string} name @param {string} label @param {string[]} values */
     const choose = (name, label, values) => {
       inputs[name] = h('select', { id: id(name) }, options(values.map((v) => [v, CHANNELS[v] || v])));
       return field(id(name), label, inputs[name]);
     };
     const target = '(a step label, or a step number counting from 0)';
-    const fields = {
+    const fields = /** @type {Record<string, (() => Child) | undefined>} */ ({
       wait: () => text('duration', 'Duration (90s, 10m, 2h, 1d)', { required: true }),
       waitForEvent: () => [
         choose('event', 'Event about the contact', vocabulary.contactEvents),
@@ -53,7 +64,7 @@ export function stepsEditor() {
         text('else', 'Otherwise go to ' + target + '; empty: the next step'),
       ],
       exit: () => [],
-    }[type];
+    })[type];
     const legend = h('legend', {});
     const remove = h(
       'button',
@@ -75,12 +86,13 @@ export function stepsEditor() {
       text('label', 'Label (optional: a name other steps go to)'),
       h('div', { class: 'actions' }, remove),
     );
-    const targetOf = (v) => (/^\d+$/.test(v) ? Number(v) : v);
+    const targetOf = (/** @type {string} */ v) => (/^\d+$/.test(v) ? Number(v) : v);
     const editor = {
       type,
       legend,
       read() {
-        const v = (name) => (inputs[name] ? inputs[name].value.trim() : '');
+        const v = (/** @type {string} */ name) => (inputs[name] ? inputs[name].value.trim() : '');
+        /** @type {Record<string, unknown>} */
         const step = { type };
         if (type === 'wait') step.duration = v('duration');
         if (type === 'waitForEvent') {
@@ -127,7 +139,7 @@ export function stepsEditor() {
 }
 
 export async function automationForm() {
-  const [names, segments] = await Promise.all([agents(), api('GET', '/segments?limit=100')]);
+  const [names, segments] = await Promise.all([agents(), listSegments({ limit: 100 })]);
   const segmentList = segments.status === 200 ? segments.body.data : [];
   const name = h('input', { type: 'text', id: 'automation-name', required: true, maxlength: 200 });
   const agent = h('select', { id: 'automation-agent' }, options([...names]));
@@ -179,6 +191,7 @@ export async function automationForm() {
       id: 'automation-form',
       onsubmit: async (ev) => {
         ev.preventDefault();
+        /** @type {NewAutomation['trigger']} */
         const trigger =
           kind.value === 'inbound'
             ? {
@@ -187,13 +200,15 @@ export async function automationForm() {
                 ...(mapping.value.trim() ? { mapping: pairs(mapping.value) } : {}),
               }
             : kind.value === 'event'
-              ? { kind: 'event', event: event.value }
+              ? // One of the vocabulary's contact events (services/automations/schemas.ts).
+                { kind: 'event', event: /** @type {EventTrigger['event']} */ (event.value) }
               : { kind: 'segment', segmentId: segment.value };
-        const res = await api('POST', '/automations', {
+        const res = await createAutomation({
           name: name.value.trim(),
           agentId: agent.value,
           trigger,
-          steps: steps.read(),
+          // As the person wrote them: the API checks every step (invalid_automation lists the mistakes).
+          steps: /** @type {NewAutomation['steps']} */ (steps.read()),
         });
         if (res.status === 201) window.location.assign('/app/automations/' + encodeURIComponent(res.body.id));
         else outcome.textContent = errorText(res);

@@ -2,7 +2,12 @@
 /* An automation's steps and trigger in words, with the counts of its enrollments. */
 import { h } from './dom.js';
 import { CHANNELS } from './names.js';
+/** @import { Body, Ok } from '../api/types' */
+/** @typedef {Ok<'/automations/{automationId}', 'get'>} Automation */
+/** @typedef {Ok<'/automations/{automationId}/step-counts', 'get'>['data']} StepCounts */
+/** A step as it was created (the answer's schema leaves a stored step open). @typedef {Body<'/automations', 'post'>['steps'][number]} Step */
 
+/** A step in words: 'Wait 1h'. @param {Step} step */
 export function describeStep(step) {
   switch (step.type) {
     case 'wait':
@@ -18,21 +23,27 @@ export function describeStep(step) {
     case 'exit':
       return 'Exit';
     default:
-      return step.type;
+      return /** @type {{ type: string }} */ (step).type;
   }
 }
 
+/** @param {Automation['trigger']} t */
 export function describeTrigger(t) {
   if (t.kind === 'inbound') return 'inbound webhook, source ' + t.source;
   if (t.kind === 'event') return 'platform event ' + t.event;
   if (t.kind === 'segment') return 'entering segment ' + t.segmentId;
-  return t.kind;
+  return /** @type {{ kind: string }} */ (t).kind;
 }
 
-/** An automation's steps, each with how many enrollments are at it now (GET …/step-counts). */
+/**
+ * An automation's steps, each with how many enrollments are at it now (GET …/step-counts).
+ * @param {Pick<Automation, 'version' | 'steps'>} a
+ * @param {StepCounts} rows
+ */
 export function stepsWithCounts(a, rows) {
-  const at = (step) => rows.filter((r) => r.version === a.version && r.step === step);
-  const sum = (rs, k) => rs.reduce((n, r) => n + r[k], 0);
+  const at = (/** @type {number} */ step) => rows.filter((r) => r.version === a.version && r.step === step);
+  const sum = (/** @type {StepCounts} */ rs, /** @type {'active' | 'exited' | 'failed'} */ k) =>
+    rs.reduce((n, r) => n + r[k], 0);
   return h(
     'ol',
     { class: 'steps', start: 0 },
@@ -41,7 +52,7 @@ export function stepsWithCounts(a, rows) {
       return h(
         'li',
         { dataset: { step: String(n) } },
-        describeStep(step),
+        describeStep(/** @type {Step} */ (step)),
         ' — ',
         h('strong', { class: 'here' }, String(sum(here, 'active'))),
         ' here',
@@ -51,8 +62,9 @@ export function stepsWithCounts(a, rows) {
     }),
   );
 }
-export const enrollmentTotals = (rows) => {
-  const total = (k) => rows.reduce((n, r) => n + r[k], 0);
+/** The totals of an automation's enrollments, by status. */
+export const enrollmentTotals = (/** @type {StepCounts} */ rows) => {
+  const total = (/** @type {'active' | 'completed' | 'exited' | 'failed'} */ k) => rows.reduce((n, r) => n + r[k], 0);
   return (
     'Enrollments: ' +
     total('active') +

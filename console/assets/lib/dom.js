@@ -1,22 +1,7 @@
 // @ts-check
 /* Building the page: elements from the DOM API (text from the API is never parsed as HTML), tables, fields. */
 
-/**
- * What an element is made of: nodes and text; null, undefined and false are left out (a part
- * that is not there), arrays are flattened.
- * @typedef {Node | string | number | boolean | null | undefined | Child[]} Child
- */
-/**
- * An element's attributes: `class`, `dataset`, `on<event>` listeners, and the others as
- * attributes (true: present; false, null, undefined: absent).
- * @typedef {{
- *   [name: string]: unknown,
- *   class?: string,
- *   dataset?: Record<string, string>,
- *   onclick?: (ev: MouseEvent) => unknown,
- *   onsubmit?: (ev: SubmitEvent) => unknown,
- * }} Attrs
- */
+/** @import { Attrs, Child } from './types' */
 
 /**
  * Element builder: h('p', { class: 'muted' }, 'text', child). Strings become text nodes.
@@ -35,7 +20,7 @@ export function h(tag, attrs, ...children) {
     else if (name === 'dataset') Object.assign(el.dataset, value);
     else el.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of /** @type {Child[]} */ (children.flat(Infinity))) {
+  for (const child of /** @type {Child[]} */ (/** @type {unknown[]} */ (children).flat(Infinity))) {
     if (child === undefined || child === null || child === false || Array.isArray(child)) continue;
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -50,7 +35,9 @@ export function h(tag, attrs, ...children) {
 export const fill = (el, ...children) =>
   el.replaceChildren(
     .../** @type {(Node | string)[]} */ (
-      /** @type {Child[]} */ (children.flat(Infinity)).filter((c) => c !== null && c !== undefined && c !== false)
+      /** @type {Child[]} */ (/** @type {unknown[]} */ (children).flat(Infinity)).filter(
+        (c) => c !== null && c !== undefined && c !== false,
+      )
     ),
   );
 /**

@@ -20,27 +20,56 @@ const statusLine = frameElement('status');
 export const pageName = main.dataset.page || '';
 export const pageId = main.dataset.id || '';
 
-/** Names the services define (room events, event types, step and condition types) and the API's public base URL (console/pages.ts). */
+/**
+ * Names the services define (room events, event types, step and condition types) and the API's
+ * public base URL: CONSOLE_VOCABULARY of console/pages.ts, in the page's <meta name="console-vocabulary">.
+ * @typedef {{
+ *   roomEvents: string[],
+ *   webhookEventTypes: string[],
+ *   contactEvents: string[],
+ *   enrollFields: string[],
+ *   stepTypes: string[],
+ *   conditionTypes: { type: string, value: 'none' | 'number' | 'boolean' | 'text' }[],
+ *   hookSources: string[],
+ *   webHookEvents: string[],
+ *   messageSources: string[],
+ *   apiBaseUrl: string,
+ * }} Vocabulary
+ */
+/** @type {Vocabulary} */
 export const vocabulary = JSON.parse(
   document.querySelector('meta[name="console-vocabulary"]')?.getAttribute('content') || '{}',
 );
 
-export const setStatus = (text) => {
+/** What the page says in its status line (`role="status"`). */
+export const setStatus = (/** @type {string} */ text) => {
   statusLine.textContent = text;
 };
-export function notFound(what) {
+/** The page's heading: the subject's name once read ("Campaign: Spring sale"). */
+export function setTitle(/** @type {string} */ text) {
+  const heading = document.querySelector('h1');
+  if (heading) heading.textContent = text;
+}
+
+/** The page's subject is not this team's, or not there: "Campaign not found." */
+export function notFound(/** @type {string} */ what) {
   setStatus('');
   content.replaceChildren(h('p', { class: 'error', role: 'alert' }, what + ' not found.'));
 }
 
-/** Repeats `fn` every `ms` while the page is open; the page stays usable if one round fails. */
+/**
+ * Repeats `fn` every `ms` while the page is open; the page stays usable if one round fails.
+ * @param {number} ms
+ * @param {() => Promise<unknown>} fn
+ */
 export function every(ms, fn) {
   let stopped = false;
   const round = async () => {
     try {
       await fn();
     } catch (err) {
-      if (String(err && err.message) !== 'signed out') setStatus('Could not refresh: ' + err.message);
+      const message = err instanceof Error ? err.message : String(err);
+      if (message !== 'signed out') setStatus('Could not refresh: ' + message);
     }
     if (!stopped) setTimeout(round, ms);
   };

@@ -2,8 +2,12 @@
 /* Form text read as the API takes it: name=value lines and segment conditions. */
 import { vocabulary } from './frame.js';
 
-/** `name=value` lines (placeholders, mappings, inputs) as an object; blank lines are skipped. */
+/**
+ * `name=value` lines (placeholders, mappings, inputs) as an object; blank lines are skipped.
+ * @param {string} text
+ */
 export function pairs(text) {
+  /** @type {Record<string, string>} */
   const out = {};
   for (const line of text.split('\n')) {
     const at = line.indexOf('=');
@@ -11,7 +15,8 @@ export function pairs(text) {
   }
   return out;
 }
-export const pairLines = (obj) =>
+/** An object as `name=value` lines (a value that is not text as JSON). */
+export const pairLines = (/** @type {object | null | undefined} */ obj) =>
   Object.entries(obj || {})
     .map(([k, v]) => k + '=' + (typeof v === 'string' ? v : JSON.stringify(v)))
     .join('\n');
@@ -20,6 +25,14 @@ export const pairLines = (obj) =>
  * Segment conditions written one per line, `type value` (`tag newsletter`, `has_email`,
  * `order_count_at_least 2`): the value is read as the condition type takes it (its kind comes
  * from services/contacts/segments.ts through the page's vocabulary); the API checks the rest.
+ */
+/**
+ * A condition as the person wrote it: the API checks its type and value.
+ * @typedef {{ type: string, value?: string | number | boolean }} WrittenCondition
+ */
+/**
+ * @param {string} text
+ * @returns {WrittenCondition[]}
  */
 export function conditionsOf(text) {
   const kinds = new Map(vocabulary.conditionTypes.map((c) => [c.type, c.value]));
@@ -38,4 +51,6 @@ export function conditionsOf(text) {
       return { type, value: raw };
     });
 }
-export const conditionText = (c) => c.type + (c.value === undefined ? '' : ' ' + c.value);
+/** A condition as a line again: `tag vip`. */
+export const conditionText = (/** @type {{ type: string, value?: unknown }} */ c) =>
+  c.type + (c.value === undefined ? '' : ' ' + c.value);

@@ -1,14 +1,22 @@
 // @ts-check
 /* Widgets the pages share: a delete button, a secret shown once, a small form. */
-import { api, errorText } from './api.js';
+import { errorText } from './api.js';
 import { h } from './dom.js';
 import { setStatus } from './frame.js';
 
 /**
- * A red button that DELETEs `path`: on the API's `ok` status it redraws (`after`), otherwise it
- * shows the API's error through `report` (the page's status line by default).
+ * A red button that calls `remove` (an endpoint's DELETE): on the API's `ok` status it redraws
+ * (`after`), otherwise it shows the API's error through `report` (the page's status line by default).
+ * @param {{
+ *   text: string,
+ *   label: string,
+ *   remove: () => Promise<{ status: number, body: unknown }>,
+ *   ok: number,
+ *   after: () => Promise<unknown>,
+ *   report?: (text: string) => unknown,
+ * }} how
  */
-export const deleteButton = ({ text, label, path, ok, after, report = setStatus }) =>
+export const deleteButton = ({ text, label, remove, ok, after, report = setStatus }) =>
   h(
     'button',
     {
@@ -16,7 +24,7 @@ export const deleteButton = ({ text, label, path, ok, after, report = setStatus 
       class: 'danger',
       'aria-label': label,
       onclick: async () => {
-        const r = await api('DELETE', path);
+        const r = await remove();
         if (r.status !== ok) return report(errorText(r));
         await after();
       },
@@ -24,7 +32,12 @@ export const deleteButton = ({ text, label, path, ok, after, report = setStatus 
     text,
   );
 
-/** A secret the API answers once (a signing secret, a key, a token): shown here, never again. */
+/**
+ * A secret the API answers once (a signing secret, a key, a token): shown here, never again.
+ * @param {string} id
+ * @param {string} what
+ * @param {string} secret
+ */
 export function shownOnce(id, what, secret) {
   const copy = h(
     'button',
@@ -50,8 +63,24 @@ export function shownOnce(id, what, secret) {
   );
 }
 
-/** A small form: labelled fields, one submit button, an outcome line; `submit(values)` answers the outcome text. */
+/**
+ * A field of a small form: a text input by default, or `type` (an input's type, `select` with
+ * `options`, `textarea`).
+ * @typedef {{ name: string, label: string, type?: string, required?: boolean, options?: [string, string][] }} FieldSpec
+ */
+/**
+ * A small form: labelled fields, one submit button, an outcome line; `submit(values)` answers the
+ * outcome text, or `{ text, done }`: a form whose work is done is emptied for the next one.
+ * @param {string} idPrefix
+ * @param {string} title
+ * @param {FieldSpec[]} fields
+ * @param {string} buttonLabel
+ * @template {object} V what the form reads, each field's value by its name: a string, a checkbox's
+ *   boolean, a file field's FileList (the caller names the fields, and declares V as their values)
+ * @param {(values: V) => Promise<string | { text: string, done: boolean }>} submit
+ */
 export function smallForm(idPrefix, title, fields, buttonLabel, submit) {
+  /** @type {Record<string, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>} */
   const inputs = {};
   const outcome = h('p', { role: 'status', class: 'outcome' });
   const form = h(
@@ -60,13 +89,19 @@ export function smallForm(idPrefix, title, fields, buttonLabel, submit) {
       class: 'card',
       onsubmit: async (ev) => {
         ev.preventDefault();
+        /** @type {Record<string, unknown>} */
         const values = {};
         for (const [name, el] of Object.entries(inputs))
-          values[name] = el.type === 'checkbox' ? el.checked : el.type === 'file' ? el.files : el.value;
-        const answer = await submit(values);
+          values[name] =
+            el instanceof HTMLInputElement && el.type === 'checkbox'
+              ? el.checked
+              : el instanceof HTMLInputElement && el.type === 'file'
+                ? el.files
+                : el.value;
+        const answer = await submit(/** @type {V} */ (values));
         // `{ text, done }`: a form whose work is done is emptied for the next one.
         outcome.textContent = typeof answer === 'string' ? answer : answer.text;
-        if (answer && answer.done) form.reset();
+        if (typeof answer !== 'string' && answer.done) form.reset();
       },
     },
     h('h2', {}, title),
@@ -77,7 +112,7 @@ export function smallForm(idPrefix, title, fields, buttonLabel, submit) {
           ? h(
               'select',
               { id },
-              f.options.map(([value, label]) => h('option', { value }, label)),
+              (f.options || []).map(([value, label]) => h('option', { value }, label)),
             )
           : f.type === 'textarea'
             ? h('textarea', { id, required: f.required })

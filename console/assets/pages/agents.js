@@ -1,14 +1,29 @@
 // @ts-check
 /* Agents: mode, channels, model and secrets; the native apps and the MCP credits. */
-import { api, errorText } from '../lib/api.js';
+import {
+  clearSecret,
+  getCredits,
+  installApp,
+  listAgents,
+  listApps,
+  listIntegrations,
+  listSecrets,
+  setIntegration,
+  setSecret,
+  uninstallApp,
+  updateAgent,
+} from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { badge, count, facts, fill, h, table, when } from '../lib/dom.js';
 import { content, setStatus } from '../lib/frame.js';
 import { CHANNELS } from '../lib/names.js';
 import { deleteButton, smallForm } from '../lib/widgets.js';
+/** @import { Answer, Item } from '../api/types' */
+/** @typedef {Item<'/agents'>} Agent */
 
 /** The native apps (each adds its MCP tools; install is idempotent) and the MCP credits of this cycle. */
-async function drawApps(box) {
-  const [apps, credits] = await Promise.all([api('GET', '/apps?limit=100'), api('GET', '/credits')]);
+async function drawApps(/** @type {HTMLElement} */ box) {
+  const [apps, credits] = await Promise.all([listApps({ limit: 100 }), getCredits()]);
   if (apps.status !== 200) throw new Error(errorText(apps));
   const out = h('p', { role: 'status', class: 'outcome' });
   const c = credits.status === 200 ? credits.body : null;
@@ -57,7 +72,7 @@ async function drawApps(box) {
                   type: 'button',
                   'aria-label': (a.installed ? 'Uninstall ' : 'Install ') + a.name,
                   onclick: async () => {
-                    const r = await api(a.installed ? 'DELETE' : 'PUT', '/apps/' + encodeURIComponent(a.slug));
+                    const r = await (a.installed ? uninstallApp : installApp)(a.slug);
                     if (r.status !== 200) return (out.textContent = errorText(r));
                     await drawApps(box);
                   },
@@ -77,8 +92,12 @@ async function drawApps(box) {
  * An agent's model (PATCH {"model"}: an OpenAI-compatible server; empty fields clear it, back to
  * the server's default) and its secrets (keys and whether set, never values; PUT sets, DELETE clears).
  */
+/**
+ * @param {Agent} a
+ * @param {HTMLElement} box
+ * @param {() => Promise<unknown>} afterModel
+ */
 async function agentSettings(a, box, afterModel) {
-  const path = '/agents/' + encodeURIComponent(a.uuid);
   const { form: modelForm, inputs } = smallForm(
     'model',
     'Model of ' + a.name,
@@ -87,8 +106,8 @@ async function agentSettings(a, box, afterModel) {
       { name: 'name', label: 'Model name' },
     ],
     'Save model',
-    async (v) => {
-      const res = await api('PATCH', path, {
+    async (/** @type {{ baseUrl: string, name: string }} */ v) => {
+      const res = await updateAgent(a.uuid, {
         model: { baseUrl: v.baseUrl.trim() || null, name: v.name.trim() || null },
       });
       if (res.status !== 200) return errorText(res);
@@ -100,7 +119,7 @@ async function agentSettings(a, box, afterModel) {
   inputs.name.value = (a.model && a.model.name) || '';
   const secretsBox = h('div', { id: 'agent-secrets' });
   const drawSecrets = async () => {
-    const secrets = await api('GET', path + '/secrets?limit=100');
+    const secrets = await listSecrets(a.uuid, { limit: 100 });
     if (secrets.status !== 200) return setStatus(errorText(secrets));
     fill(
       secretsBox,
@@ -120,7 +139,7 @@ async function agentSettings(a, box, afterModel) {
                 ? deleteButton({
                     text: 'Clear',
                     label: 'Clear ' + x.key,
-                    path: path + '/secrets/' + encodeURIComponent(x.key),
+                    remove: () => clearSecret(a.uuid, x.key),
                     ok: 200,
                     after: drawSecrets,
                   })
@@ -141,8 +160,8 @@ async function agentSettings(a, box, afterModel) {
       { name: 'value', label: 'Value (stored encrypted, never shown again)', type: 'password', required: true },
     ],
     'Set secret',
-    async (v) => {
-      const res = await api('PUT', path + '/secrets/' + encodeURIComponent(v.key.trim()), { value: v.value });
+    async (/** @type {{ key: string, value: string }} */ v) => {
+      const res = await setSecret(a.uuid, v.key.trim(), { value: v.value });
       if (res.status !== 200) return errorText(res);
       await drawSecrets();
       return { text: 'Set ' + v.key.trim() + '.', done: true };
@@ -170,16 +189,19 @@ export default function agentsPage() {
   content.replaceChildren(list, settings, appsBox);
   void drawApps(appsBox).catch((err) => setStatus(err.message));
   const refresh = async () => {
-    const res = await api('GET', '/agents?limit=100');
+    const res = await listAgents({ limit: 100 });
     if (res.status !== 200) throw new Error(errorText(res));
-    const integrations = await Promise.all(
-      res.body.data.map((a) => api('GET', '/agents/' + encodeURIComponent(a.uuid) + '/integrations')),
-    );
+    const integrations = await Promise.all(res.body.data.map((a) => listIntegrations(a.uuid)));
     list.replaceChildren(
       ...res.body.data.map((a, i) => {
         const outcome = h('p', { role: 'status', class: 'outcome' });
-        const set = (method, path, body, done) => async () => {
-          const r = await api(method, '/agents/' + encodeURIComponent(a.uuid) + path, body);
+        /**
+         * A button's change of the agent, and what the card says once it is made.
+         * @param {() => Promise<Answer<unknown>>} call
+         * @param {string} done
+         */
+        const set = (call, done) => async () => {
+          const r = await call();
           outcome.textContent = r.status === 200 ? done : errorText(r);
           if (r.status === 200) await refresh();
         };
@@ -207,7 +229,10 @@ export default function agentsPage() {
               'button',
               {
                 type: 'button',
-                onclick: set('PATCH', '', { mode: a.mode === 'manual' ? 'auto' : 'manual' }, 'Mode changed.'),
+                onclick: set(
+                  () => updateAgent(a.uuid, { mode: a.mode === 'manual' ? 'auto' : 'manual' }),
+                  'Mode changed.',
+                ),
               },
               a.mode === 'manual' ? 'Switch to auto' : 'Switch to manual',
             ),
@@ -216,9 +241,7 @@ export default function agentsPage() {
               {
                 type: 'button',
                 onclick: set(
-                  'PUT',
-                  '/integrations/email',
-                  { provider: 'sandbox' },
+                  () => setIntegration(a.uuid, 'email', { provider: 'sandbox' }),
                   'Email goes to the sandbox outbox.',
                 ),
               },

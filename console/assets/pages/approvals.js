@@ -1,10 +1,24 @@
 // @ts-check
 /* The approvals inbox: pending warp executions and campaign approval cards. */
-import { api, errorText } from '../lib/api.js';
+import {
+  approveExecution,
+  declineExecution,
+  decideCampaignCards,
+  getApprovalView,
+  listCampaignCards,
+  listCampaigns,
+  listExecutions,
+} from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { facts, h, when, wrappable } from '../lib/dom.js';
 import { content, every, setStatus } from '../lib/frame.js';
 import { agents, CHANNELS } from '../lib/names.js';
+/** @import { Body, Item, Ok } from '../api/types' */
+/** @typedef {Item<'/warp-executions'>} Execution */
+/** @typedef {Item<'/campaigns'> & { agentName?: string }} Campaign */
+/** @typedef {Item<'/campaigns/{campaignId}/cards'>} ApprovalCard */
 
+/** @type {Record<string, string>} */
 const WARP_TITLES = {
   'artifact-deliver': 'Delivery',
   'agent-permission': 'Permission request',
@@ -12,6 +26,11 @@ const WARP_TITLES = {
 };
 
 /** A card for one pending warp execution, from the approval page's own view of it (GET …/approval-view). */
+/**
+ * A card for one pending warp execution, from the approval page's own view of it (GET …/approval-view).
+ * @param {Execution} execution
+ * @param {Ok<'/warp-executions/{executionId}/approval-view', 'get'>} view
+ */
 function executionCard(execution, view) {
   const draft = execution.draft;
   const title = WARP_TITLES[execution.warp] || 'Approval';
@@ -25,11 +44,15 @@ function executionCard(execution, view) {
   });
   const messageField = h('textarea', { id: 'message-' + execution.id }, (draft && draft.message) || '');
 
+  /**
+   * @param {'approve' | 'decline'} verb
+   * @param {Body<'/warp-executions/{executionId}/approve', 'post'>} body
+   */
   const decide = async (verb, body) => {
     for (const b of card.querySelectorAll('button')) b.disabled = true;
     // A refresh while the answer is on its way keeps the card, so the person sees how it went.
     card.dataset.deciding = 'true';
-    const res = await api('POST', '/warp-executions/' + encodeURIComponent(execution.id) + '/' + verb, body);
+    const res = await (verb === 'approve' ? approveExecution(execution.id, body) : declineExecution(execution.id, {}));
     delete card.dataset.deciding;
     if (res.status === 200) {
       outcome.textContent = verb === 'approve' ? 'Approved (' + res.body.status + ')' : 'Declined';
@@ -71,7 +94,7 @@ function executionCard(execution, view) {
             )
           : null,
       ],
-      ...view.facts.map((f) => [f.label, f.value]),
+      ...view.facts.map((f) => /** @type {[string, string]} */ ([f.label, f.value])),
       ['Asked', when(execution.createdAt)],
     ]),
     editable
@@ -100,14 +123,20 @@ function executionCard(execution, view) {
   return card;
 }
 
+/**
+ * A campaign's approval cards: each recipient with Approve / Skip, or all at once.
+ * @param {Campaign} campaign
+ * @param {ApprovalCard[]} cards
+ */
 function campaignCardsCard(campaign, cards) {
   const outcome = h('p', { class: 'outcome', role: 'status' });
   const key = 'cards-' + campaign.id;
+  /** @param {Body<'/campaigns/{campaignId}/cards', 'post'>} body */
   const decide = async (body) => {
     for (const b of card.querySelectorAll('button')) b.disabled = true;
     // As for an execution's card: the decision is written before its answer comes back.
     card.dataset.deciding = 'true';
-    const res = await api('POST', '/campaigns/' + encodeURIComponent(campaign.id) + '/cards', body);
+    const res = await decideCampaignCards(campaign.id, body);
     delete card.dataset.deciding;
     outcome.textContent =
       res.status === 200 ? 'Approved ' + res.body.approved + ', skipped ' + res.body.skipped : errorText(res);
@@ -186,23 +215,23 @@ export default function approvalsPage() {
   every(3000, async () => {
     const names = await agents();
     const [executions, campaigns] = await Promise.all([
-      api('GET', '/warp-executions?status=pending_approval&limit=100'),
-      api('GET', '/campaigns?limit=100'),
+      listExecutions({ status: 'pending_approval', limit: 100 }),
+      listCampaigns({ limit: 100 }),
     ]);
     if (executions.status !== 200) throw new Error(errorText(executions));
+    /** @type {Map<string, () => Promise<HTMLElement | null>>} */
     const wanted = new Map();
     for (const e of executions.body.data) {
       // A delivery is shown once drafted: its message is what an approver edits.
       if (e.warp === 'artifact-deliver' && !e.draft) continue;
       wanted.set(e.id, async () => {
-        const view = await api('GET', '/warp-executions/' + encodeURIComponent(e.id) + '/approval-view');
+        const view = await getApprovalView(e.id);
         return view.status === 200 ? executionCard(e, view.body) : null;
       });
     }
+    /** @type {Campaign[]} */
     const sending = (campaigns.body.data || []).filter((c) => c.status === 'sending');
-    const cardLists = await Promise.all(
-      sending.map((c) => api('GET', '/campaigns/' + encodeURIComponent(c.id) + '/cards?perPage=100')),
-    );
+    const cardLists = await Promise.all(sending.map((c) => listCampaignCards(c.id, { perPage: 100 })));
     sending.forEach((c, i) => {
       const cards = cardLists[i].status === 200 ? cardLists[i].body.data : [];
       c.agentName = c.agentId ? names.get(c.agentId) : undefined;
@@ -213,13 +242,13 @@ export default function approvalsPage() {
     });
     // Cards already shown stay as they are (a half-typed edit survives a refresh); gone ones leave,
     // a decided one after its outcome has been read, one being decided not before its answer.
-    for (const el of [...list.children]) {
-      const key = el.dataset.key;
+    for (const el of /** @type {HTMLElement[]} */ ([...list.children])) {
+      const key = el.dataset.key || '';
       if (wanted.has(key) || el.dataset.deciding) continue;
       if (el.dataset.decided) setTimeout(() => el.remove(), 5000);
       else el.remove();
     }
-    const shown = new Set([...list.children].map((el) => el.dataset.key));
+    const shown = new Set(/** @type {HTMLElement[]} */ ([...list.children]).map((el) => el.dataset.key));
     for (const [key, make] of wanted) {
       if (shown.has(key)) continue;
       const card = await make();

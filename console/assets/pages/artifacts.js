@@ -1,15 +1,25 @@
 // @ts-check
 /* Artifacts: the list, a New artifact form (with a file), and delivery. */
-import { api, errorText, upload } from '../lib/api.js';
+import {
+  createArtifact,
+  deliverArtifacts,
+  listArtifacts,
+  listContacts,
+  updateArtifact,
+  uploadMedia,
+} from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { badge, count, h, table, when } from '../lib/dom.js';
 import { content, setStatus } from '../lib/frame.js';
 import { pagedList } from '../lib/paged.js';
 import { smallForm } from '../lib/widgets.js';
+/** @import { Body, Item } from '../api/types' */
 
+/** @type {NonNullable<Body<'/artifacts', 'post'>['type']>[]} */
 const ARTIFACT_TYPES = ['agreement', 'offer', 'concept', 'update', 'demo', 'file', 'other'];
 
 export default async function artifactsPage() {
-  const contacts = (await api('GET', '/contacts?limit=100')).body.data || [];
+  const contacts = (await listContacts({ limit: 100 })).body.data || [];
   const contactName = new Map(contacts.map((c) => [c.id, c.name || c.email || c.id]));
   const list = h('div', { id: 'artifact-list' });
   const panel = h('div', { id: 'deliver-panel' });
@@ -25,19 +35,25 @@ export default async function artifactsPage() {
         name: 'contactId',
         label: 'For contact',
         type: 'select',
-        options: [['', '(none yet)'], ...contacts.map((c) => [c.id, contactName.get(c.id)])],
+        options: [
+          ['', '(none yet)'],
+          ...contacts.map((c) => /** @type {[string, string]} */ ([c.id, contactName.get(c.id) || c.id])),
+        ],
       },
     ],
     'Create draft',
-    async (v) => {
+    async (
+      /** @type {{ title: string, type: Body<'/artifacts', 'post'>['type'], url: string, file: FileList | null, contactId: string }} */ v,
+    ) => {
       // The file first (POST /v1/media), then the artifact that names it, as the delivery walk-through does.
+      /** @type {string[]} */
       let media = [];
       if (v.file && v.file.length) {
-        const uploaded = await upload('/media', v.file[0]);
+        const uploaded = await uploadMedia(v.file[0]);
         if (uploaded.status !== 201) return errorText(uploaded);
         media = [uploaded.body.id];
       }
-      const res = await api('POST', '/artifacts', {
+      const res = await createArtifact({
         title: v.title.trim(),
         type: v.type,
         ...(media.length ? { media } : {}),
@@ -49,7 +65,7 @@ export default async function artifactsPage() {
       return { text: 'Created ' + res.body.title + '.', done: true };
     },
   );
-  const deliverForm = (artifact) => {
+  const deliverForm = (/** @type {Item<'/artifacts'>} */ artifact) => {
     const { form: f } = smallForm(
       'deliver',
       'Deliver “' + artifact.title + '”',
@@ -68,8 +84,10 @@ export default async function artifactsPage() {
         { name: 'message', label: 'Message', type: 'textarea', required: true },
       ],
       'Deliver',
-      async (v) => {
-        const res = await api('POST', '/artifacts/deliver', {
+      async (
+        /** @type {{ integration: Body<'/artifacts/deliver', 'post'>['integration'], subject: string, message: string }} */ v,
+      ) => {
+        const res = await deliverArtifacts({
           artifactIds: [artifact.id],
           integration: v.integration,
           message: v.message,
@@ -83,7 +101,7 @@ export default async function artifactsPage() {
     return f;
   };
   content.replaceChildren(list, panel, form);
-  const artifacts = pagedList('Artifacts', '/artifacts', 25, (items) =>
+  const artifacts = pagedList('Artifacts', listArtifacts, 25, (items) =>
     table(
       ['Title', 'Type', 'For', 'Files', 'Status', 'Delivered', ''],
       items.map((a) =>
@@ -106,7 +124,7 @@ export default async function artifactsPage() {
                     type: 'button',
                     'aria-label': 'Mark ' + a.title + ' ready',
                     onclick: async () => {
-                      const r = await api('PATCH', '/artifacts/' + encodeURIComponent(a.id), { status: 'ready' });
+                      const r = await updateArtifact(a.id, { status: 'ready' });
                       if (r.status !== 200) setStatus(errorText(r));
                       await refresh();
                     },

@@ -1,33 +1,45 @@
 // @ts-check
 /* One automation: trigger, steps with counts, enrollments and what they did. */
-import { api, errorText } from '../lib/api.js';
+import {
+  getAutomation,
+  getContact,
+  getEnrollment,
+  getStepCounts,
+  listEnrollments,
+  listMessages,
+  updateAutomation,
+} from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { describeTrigger, enrollmentTotals, stepsWithCounts } from '../lib/automations.js';
 import { badge, count, facts, fill, h, table, when } from '../lib/dom.js';
-import { content, every, notFound, pageId, setStatus, vocabulary } from '../lib/frame.js';
+import { content, every, notFound, pageId, setStatus, setTitle, vocabulary } from '../lib/frame.js';
 import { pairLines } from '../lib/lines.js';
 import { agents, CHANNELS } from '../lib/names.js';
 import { pagedList } from '../lib/paged.js';
+/** @import { Item, Ok } from '../api/types' */
 
 export default async function automationPage() {
-  const first = await api('GET', '/automations/' + encodeURIComponent(pageId));
+  const first = await getAutomation(pageId);
   if (first.status === 404) return notFound('Automation');
   if (first.status !== 200) return setStatus(errorText(first));
   const names = await agents();
   const head = h('div', { id: 'automation-head' });
   const counts = h('div', { id: 'automation-steps' });
   const detail = h('div', { id: 'enrollment-detail' });
+  /** @type {Map<string, string>} */
   const contactNames = new Map();
-  const contactName = async (id) => {
+  const contactName = async (/** @type {string} */ id) => {
     if (!contactNames.has(id)) {
-      const r = await api('GET', '/contacts/' + encodeURIComponent(id));
+      const r = await getContact(id);
       contactNames.set(id, r.status === 200 ? r.body.name || r.body.email || id : id);
     }
     return contactNames.get(id);
   };
+  /** @param {Item<'/automations/{automationId}/enrollments'>} e */
   const showEnrollment = async (e) => {
     const [one, sent] = await Promise.all([
-      api('GET', '/automations/' + encodeURIComponent(pageId) + '/enrollments/' + encodeURIComponent(e.id)),
-      api('GET', '/messages?sourceKind=automation&sourceId=' + encodeURIComponent(e.id) + '&limit=100'),
+      getEnrollment(pageId, e.id),
+      listMessages({ sourceKind: 'automation', sourceId: e.id, limit: 100 }),
     ]);
     if (one.status !== 200) return setStatus(errorText(one));
     const steps = one.body.steps || [];
@@ -50,16 +62,18 @@ export default async function automationPage() {
           ? h(
               'ul',
               { class: 'plain step-results' },
-              steps.map((s) =>
-                h(
+              steps.map((s) => {
+                // What the step did: where it sent, or why it skipped (the answer's schema leaves it open).
+                const detail = /** @type {{ to?: string, reason?: string } | null | undefined} */ (s.detail);
+                return h(
                   'li',
                   {},
                   'Step ' + s.step + ': ',
                   badge(s.status),
-                  s.detail && s.detail.to ? ' to ' + s.detail.to : '',
-                  s.detail && s.detail.reason ? ' (' + s.detail.reason + ')' : '',
-                ),
-              ),
+                  detail && detail.to ? ' to ' + detail.to : '',
+                  detail && detail.reason ? ' (' + detail.reason + ')' : '',
+                );
+              }),
             )
           : h('p', { class: 'muted' }, 'No step has acted yet.'),
         h('h4', {}, 'Messages sent for it'),
@@ -83,7 +97,7 @@ export default async function automationPage() {
   };
   const enrollments = pagedList(
     'Enrollments',
-    '/automations/' + encodeURIComponent(pageId) + '/enrollments',
+    (page) => listEnrollments(pageId, page),
     25,
     (items) =>
       table(
@@ -128,6 +142,7 @@ export default async function automationPage() {
     ),
     detail,
   );
+  /** @param {Ok<'/automations/{automationId}', 'get'>} a */
   const drawHead = (a) => {
     const out = h('p', { role: 'status', class: 'outcome' });
     const inbound = a.trigger.kind === 'inbound';
@@ -176,7 +191,7 @@ export default async function automationPage() {
             {
               type: 'button',
               onclick: async () => {
-                const r = await api('PATCH', '/automations/' + encodeURIComponent(a.id), { enabled: !a.enabled });
+                const r = await updateAutomation(a.id, { enabled: !a.enabled });
                 if (r.status !== 200) return (out.textContent = errorText(r));
                 drawHead(r.body);
               },
@@ -188,13 +203,10 @@ export default async function automationPage() {
       ),
     );
   };
-  document.querySelector('h1').textContent = 'Automation: ' + first.body.name;
+  setTitle('Automation: ' + first.body.name);
   drawHead(first.body);
   every(3000, async () => {
-    const [a, stepCounts] = await Promise.all([
-      api('GET', '/automations/' + encodeURIComponent(pageId)),
-      api('GET', '/automations/' + encodeURIComponent(pageId) + '/step-counts'),
-    ]);
+    const [a, stepCounts] = await Promise.all([getAutomation(pageId), getStepCounts(pageId)]);
     if (a.status !== 200) throw new Error(errorText(a));
     const rows = stepCounts.status === 200 ? stepCounts.body.data : [];
     fill(

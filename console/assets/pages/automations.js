@@ -1,6 +1,7 @@
 // @ts-check
 /* Automations: the list with step counts, and the New automation form. */
-import { api, errorText } from '../lib/api.js';
+import { getStepCounts, listAutomations, updateAutomation } from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { automationForm } from '../lib/automationForm.js';
 import { enrollmentTotals, stepsWithCounts } from '../lib/automations.js';
 import { badge, count, h } from '../lib/dom.js';
@@ -10,11 +11,9 @@ export default async function automationsPage() {
   const list = h('div', { class: 'cards', id: 'automation-list' });
   content.replaceChildren(list, await automationForm());
   every(4000, async () => {
-    const res = await api('GET', '/automations?limit=100');
+    const res = await listAutomations({ limit: 100 });
     if (res.status !== 200) throw new Error(errorText(res));
-    const counts = await Promise.all(
-      res.body.data.map((a) => api('GET', '/automations/' + encodeURIComponent(a.id) + '/step-counts')),
-    );
+    const counts = await Promise.all(res.body.data.map((a) => getStepCounts(a.id)));
     list.replaceChildren(
       ...res.body.data.map((a, i) => {
         const rows = counts[i].status === 200 ? counts[i].body.data : [];
@@ -24,7 +23,7 @@ export default async function automationsPage() {
           {
             type: 'button',
             onclick: async () => {
-              const r = await api('PATCH', '/automations/' + encodeURIComponent(a.id), { enabled: !a.enabled });
+              const r = await updateAutomation(a.id, { enabled: !a.enabled });
               toggle.textContent = r.status === 200 ? (r.body.enabled ? 'Disable' : 'Enable') : errorText(r);
             },
           },

@@ -1,11 +1,33 @@
 // @ts-check
 /* A campaign: counts, the actions its state allows, plots, recipients. */
-import { api, errorText } from '../lib/api.js';
+import {
+  archiveCampaign,
+  cancelCampaignSchedule,
+  cancelCampaignSend,
+  deleteCampaign,
+  getCampaign,
+  getCampaignStats,
+  getCampaignTimeline,
+  listCampaignRecipients,
+  listContacts,
+  refreshCampaignTemplate,
+  retryCampaign,
+  sendCampaign,
+  sendCampaignTest,
+  submitCampaignTemplate,
+  unarchiveCampaign,
+  updateCampaign,
+} from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { badge, facts, fill, h, table, when } from '../lib/dom.js';
-import { content, notFound, pageId, setStatus } from '../lib/frame.js';
+import { content, notFound, pageId, setStatus, setTitle } from '../lib/frame.js';
 import { CHANNELS } from '../lib/names.js';
 import { cumulative, plot } from '../lib/plot.js';
+/** @import { Answer, Ok, Query } from '../api/types' */
+/** @typedef {Ok<'/campaigns/{campaignId}', 'get'>} Campaign */
+/** @typedef {Campaign['actions'][number]} Action */
 
+/** @type {Record<Action, string>} */
 const ACTION_LABELS = {
   edit: 'Edit',
   send: 'Send',
@@ -19,20 +41,32 @@ const ACTION_LABELS = {
   'whatsapp-submit': 'Submit template',
   'whatsapp-refresh': 'Refresh template status',
 };
-/** The simple actions: one POST without a body. */
-const ACTION_PATHS = {
-  'cancel-schedule': '/cancel-schedule',
-  'cancel-send': '/cancel-send',
-  retry: '/retry',
-  archive: '/archive',
-  unarchive: '/unarchive',
-  'whatsapp-submit': '/whatsapp/submit',
-  'whatsapp-refresh': '/whatsapp/refresh',
+/**
+ * The simple actions: one POST without a body (retry's is empty).
+ * @type {Partial<Record<Action, (id: string) => Promise<Answer<unknown>>>>}
+ */
+const ACTION_CALLS = {
+  'cancel-schedule': cancelCampaignSchedule,
+  'cancel-send': cancelCampaignSend,
+  retry: (id) => retryCampaign(id, {}),
+  archive: archiveCampaign,
+  unarchive: unarchiveCampaign,
+  'whatsapp-submit': submitCampaignTemplate,
+  'whatsapp-refresh': refreshCampaignTemplate,
+};
+
+/**
+ * The code of a recipient's failed send, from its error as the API keeps it: an envelope (`{ error: { code, message } }`).
+ * @param {unknown} stored
+ */
+const errorCode = (stored) => {
+  const envelope = /** @type {{ error?: { code?: string } } | null | undefined} */ (stored);
+  return envelope && envelope.error ? envelope.error.code : '';
 };
 
 export default async function campaignPage() {
-  const id = encodeURIComponent(pageId);
-  const first = await api('GET', '/campaigns/' + id);
+  const id = pageId;
+  const first = await getCampaign(id);
   if (first.status === 404) return notFound('Campaign');
   const header = h('div', {});
   const counts = h('div', { class: 'counts', id: 'counts' });
@@ -71,19 +105,25 @@ export default async function campaignPage() {
 
   let campaign = first.body;
   let shownActions = '';
-  const act = async (method, path, body) => {
+  /**
+   * An action's call, its outcome in words, and the page redrawn.
+   * @param {() => Promise<Answer<unknown>>} call
+   */
+  const act = async (call) => {
     outcome.textContent = '…';
-    const res = await api(method, '/campaigns/' + id + path, body);
-    if (res.status === 202 && res.body && res.body.pending)
-      outcome.textContent = 'Waiting for approval: see Approvals (' + res.body.executionId + ')';
+    const res = await call();
+    // What an action may answer: a write held for approval, or a retry's count.
+    const body = /** @type {{ pending?: boolean, executionId?: string, retried?: number } | undefined} */ (res.body);
+    if (res.status === 202 && body && body.pending)
+      outcome.textContent = 'Waiting for approval: see Approvals (' + body.executionId + ')';
     else if (res.status >= 200 && res.status < 300)
-      outcome.textContent =
-        'Done' + (res.body && res.body.retried !== undefined ? ': ' + res.body.retried + ' retried' : '') + '.';
+      outcome.textContent = 'Done' + (body && body.retried !== undefined ? ': ' + body.retried + ' retried' : '') + '.';
     else outcome.textContent = errorText(res);
     panel.replaceChildren();
     await refresh();
     return res;
   };
+  /** @type {Partial<Record<Action, () => Element | Promise<Element>>>} */
   const forms = {
     send() {
       // The campaign's own time, if it has one (in local time, as the input shows it).
@@ -100,7 +140,7 @@ export default async function campaignPage() {
           onsubmit: (ev) => {
             ev.preventDefault();
             // Empty is now, even for a campaign with a scheduledAt of its own.
-            void act('POST', '/send', { scheduledAt: at.value ? new Date(at.value).toISOString() : null });
+            void act(() => sendCampaign(id, { scheduledAt: at.value ? new Date(at.value).toISOString() : null }));
           },
         },
         h('label', { for: 'send-at' }, 'Send at (empty: now)'),
@@ -123,13 +163,15 @@ export default async function campaignPage() {
           class: 'card',
           onsubmit: (ev) => {
             ev.preventDefault();
-            void act('PATCH', '', {
-              name: name.value.trim(),
-              content: text.value,
-              ...(campaign.channel === 'email' || isPush
-                ? { [isPush ? 'title' : 'subject']: subject.value.trim() || null }
-                : {}),
-            });
+            void act(() =>
+              updateCampaign(id, {
+                name: name.value.trim(),
+                content: text.value,
+                ...(campaign.channel === 'email' || isPush
+                  ? { [isPush ? 'title' : 'subject']: subject.value.trim() || null }
+                  : {}),
+              }),
+            );
           },
         },
         h('label', { for: 'edit-name' }, 'Name'),
@@ -143,7 +185,7 @@ export default async function campaignPage() {
       );
     },
     'test-send': async () => {
-      const contacts = await api('GET', '/contacts?limit=100');
+      const contacts = await listContacts({ limit: 100 });
       const pick = h(
         'select',
         { id: 'test-contact' },
@@ -157,7 +199,7 @@ export default async function campaignPage() {
           class: 'card',
           onsubmit: (ev) => {
             ev.preventDefault();
-            void act('POST', '/send-test', { contactId: pick.value });
+            void act(() => sendCampaignTest(id, { contactId: pick.value }));
           },
         },
         h('label', { for: 'test-contact' }, 'Send a [TEST] copy to'),
@@ -176,7 +218,7 @@ export default async function campaignPage() {
             class: 'danger',
             type: 'button',
             onclick: async () => {
-              const res = await act('DELETE', '');
+              const res = await act(() => deleteCampaign(id));
               if (res.status === 204) window.location.assign('/app/campaigns');
             },
           },
@@ -186,8 +228,9 @@ export default async function campaignPage() {
     },
   };
 
+  /** @param {Campaign} c @param {Ok<'/campaigns/{campaignId}/stats', 'get'>} stats */
   const render = (c, stats) => {
-    document.querySelector('h1').textContent = 'Campaign: ' + c.name;
+    setTitle('Campaign: ' + c.name);
     header.replaceChildren(
       h(
         'p',
@@ -203,7 +246,7 @@ export default async function campaignPage() {
     const skipReasons = Object.entries(stats.skipReasons || {});
     fill(
       counts,
-      ...[
+      .../** @type {[string, number][]} */ ([
         ['Recipients', stats.recipients],
         ['Sent', stats.sent],
         ['Pending', stats.pending],
@@ -212,7 +255,7 @@ export default async function campaignPage() {
         ['Opened', stats.opened],
         ['Clicked', stats.clicked],
         ['Awaiting approval', stats.awaitingApproval],
-      ].map(([label, n]) => h('div', { dataset: { count: label } }, h('strong', {}, String(n)), label)),
+      ]).map(([label, n]) => h('div', { dataset: { count: label } }, h('strong', {}, String(n)), label)),
       skipReasons.length
         ? h(
             'div',
@@ -222,6 +265,7 @@ export default async function campaignPage() {
           )
         : null,
     );
+    /** @type {[string, string | null]} */
     const heading = c.channel === 'push' ? ['Title', c.title] : ['Subject', c.subject];
     fill(message, heading[1] ? facts([heading]) : null, h('div', { class: 'message' }, c.content));
     // Only what the state allows, as the API lists it: the state table lives in the service.
@@ -237,8 +281,10 @@ export default async function campaignPage() {
               class: a === 'delete' || a === 'cancel-send' ? 'danger' : a === 'send' ? 'primary' : undefined,
               dataset: { action: a },
               onclick: async () => {
-                if (ACTION_PATHS[a]) return act('POST', ACTION_PATHS[a], a === 'retry' ? {} : undefined);
-                panel.replaceChildren(await forms[a]());
+                const call = ACTION_CALLS[a];
+                if (call) return act(() => call(id));
+                const form = forms[a];
+                if (form) panel.replaceChildren(await form());
               },
             },
             ACTION_LABELS[a] || a,
@@ -252,10 +298,8 @@ export default async function campaignPage() {
   let recipientsAsked = 0;
   const showRecipients = async () => {
     const asked = ++recipientsAsked;
-    const res = await api(
-      'GET',
-      '/campaigns/' + id + '/recipients?perPage=100' + (statusFilter.value ? '&status=' + statusFilter.value : ''),
-    );
+    const status = /** @type {Query<'/campaigns/{campaignId}/recipients', 'get'>['status']} */ (statusFilter.value);
+    const res = await listCampaignRecipients(id, { perPage: 100, ...(status ? { status } : {}) });
     if (res.status !== 200 || asked !== recipientsAsked) return;
     recipients.replaceChildren(
       table(
@@ -266,11 +310,7 @@ export default async function campaignPage() {
             { dataset: { contact: r.contactId } },
             h('td', {}, r.address || r.contactId),
             h('td', {}, badge(r.status)),
-            h(
-              'td',
-              {},
-              r.skipReason ? r.skipReason.replace(/_/g, ' ') : r.error && r.error.error ? r.error.error.code : '',
-            ),
+            h('td', {}, r.skipReason ? r.skipReason.replace(/_/g, ' ') : errorCode(r.error)),
             h('td', {}, r.retryable ? 'yes' : 'no'),
             h('td', {}, r.sentAt ? when(r.sentAt) : ''),
             h('td', {}, r.opened_at ? when(r.opened_at) : ''),
@@ -285,11 +325,7 @@ export default async function campaignPage() {
   statusFilter.addEventListener('change', () => void showRecipients());
 
   const refresh = async () => {
-    const [c, stats, timeline] = await Promise.all([
-      api('GET', '/campaigns/' + id),
-      api('GET', '/campaigns/' + id + '/stats'),
-      api('GET', '/campaigns/' + id + '/timeline'),
-    ]);
+    const [c, stats, timeline] = await Promise.all([getCampaign(id), getCampaignStats(id), getCampaignTimeline(id)]);
     if (c.status === 404) return notFound('Campaign');
     campaign = c.body;
     render(campaign, stats.body);
@@ -304,7 +340,7 @@ export default async function campaignPage() {
     try {
       await refresh();
     } catch (err) {
-      setStatus('Could not refresh: ' + err.message);
+      setStatus('Could not refresh: ' + (err instanceof Error ? err.message : String(err)));
     }
     if (!stopped) setTimeout(loop, campaign.status === 'sending' || campaign.status === 'scheduled' ? 1500 : 5000);
   };

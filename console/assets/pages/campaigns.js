@@ -1,11 +1,14 @@
 // @ts-check
 /* Campaigns: the list and the New campaign form. */
-import { api, errorText } from '../lib/api.js';
+import { createCampaign, listCampaigns, listSegments, previewAudience as askPreview } from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { badge, count, h, options, table } from '../lib/dom.js';
 import { content, every, setStatus } from '../lib/frame.js';
 import { pairs } from '../lib/lines.js';
 import { CHANNELS } from '../lib/names.js';
 import { pagedList } from '../lib/paged.js';
+/** @import { Answer, Body, Ok } from '../api/types' */
+/** @typedef {Body<'/campaigns', 'post'>['channel']} Channel */
 
 export default function campaignsPage() {
   const archivedBox = h('input', { type: 'checkbox', id: 'show-archived' });
@@ -21,7 +24,7 @@ export default function campaignsPage() {
   const tags = h('input', { type: 'text', id: 'new-tags', placeholder: 'newsletter, vip' });
   const segment = h('select', { id: 'new-segment' }, h('option', { value: '' }, 'No segment: by tags'));
   // The team's segments, for an audience by segment (the list is read once; a new one needs a reload).
-  void api('GET', '/segments?limit=100').then((res) => {
+  void listSegments({ limit: 100 }).then((res) => {
     if (res.status === 200) segment.append(...options(res.body.data.map((x) => [x.id, x.name])));
   });
   const params = h('textarea', { id: 'new-params', placeholder: 'first=contact.firstName' });
@@ -37,7 +40,7 @@ export default function campaignsPage() {
         };
   const previewOutcome = h('p', { role: 'status', class: 'outcome', id: 'audience-preview' });
   const previewAudience = async () => {
-    const res = await api('POST', '/campaigns/audience-preview', { channel: channel.value, ...audience() });
+    const res = await askPreview({ channel: /** @type {Channel} */ (channel.value), ...audience() });
     if (res.status !== 200) return (previewOutcome.textContent = errorText(res));
     const skipped = Object.entries(res.body.skipped)
       .filter(([, n]) => n > 0)
@@ -56,9 +59,9 @@ export default function campaignsPage() {
       class: 'card',
       onsubmit: async (ev) => {
         ev.preventDefault();
-        const res = await api('POST', '/campaigns', {
+        const res = await createCampaign({
           name: name.value.trim(),
-          channel: channel.value,
+          channel: /** @type {Channel} */ (channel.value),
           // One field for both: a push notification's is its title.
           ...(subject.value.trim() ? { [channel.value === 'push' ? 'title' : 'subject']: subject.value.trim() } : {}),
           content: body.value,
@@ -98,10 +101,11 @@ export default function campaignsPage() {
     list,
     create,
   );
-  const listPath = () => '/campaigns' + (archivedBox.checked ? '?archived=true' : '');
+  /** @param {import('../api/types').PageAsked} page */
+  const listPage = (page) => listCampaigns({ ...(archivedBox.checked ? { archived: 'true' } : {}), ...page });
   // In pages; a click on "Show archived" starts again at the first page of the other list
   // (pagedList shows only the latest answer when a poll and the click overlap).
-  const campaigns = pagedList('Campaigns', listPath(), 25, (items) =>
+  const campaigns = pagedList('Campaigns', listPage, 25, (items) =>
     table(
       ['Campaign', 'Channel', 'Status', 'Recipients', 'Sent', 'Skipped', 'Failed', 'Opened', 'Clicked'],
       items.map((c) =>
@@ -124,8 +128,8 @@ export default function campaignsPage() {
     ),
   );
   list.append(campaigns.el);
-  const shown = (res) =>
+  const shown = (/** @type {Answer<Ok<'/campaigns', 'get'>>} */ res) =>
     setStatus(count(res.body.data.length, 'campaign') + ' · updated ' + new Date().toLocaleTimeString());
-  archivedBox.addEventListener('change', () => void campaigns.restart(listPath()).then(shown));
+  archivedBox.addEventListener('change', () => void campaigns.restart(listPage).then(shown));
   every(5000, async () => shown(await campaigns.refresh()));
 }

@@ -1,10 +1,12 @@
 // @ts-check
 /* Contacts: the list, a New contact form, and a change of addresses and tags. */
-import { api, errorText } from '../lib/api.js';
+import { createContact, listContacts, updateContact } from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { count, fill, h, table } from '../lib/dom.js';
 import { content, setStatus } from '../lib/frame.js';
 import { pagedList } from '../lib/paged.js';
 import { smallForm } from '../lib/widgets.js';
+/** @import { Item } from '../api/types' */
 
 export default function contactsPage() {
   const list = h('div', { id: 'contact-list' });
@@ -19,8 +21,8 @@ export default function contactsPage() {
       { name: 'consent', label: 'Agreed to marketing messages', type: 'checkbox' },
     ],
     'Add contact',
-    async (v) => {
-      const created = await api('POST', '/contacts', {
+    async (/** @type {{ name: string, email: string, phone: string, tags: string, consent: boolean }} */ v) => {
+      const created = await createContact({
         name: v.name.trim(),
         ...(v.email.trim() ? { email: v.email.trim() } : {}),
         ...(v.phone.trim() ? { phone: v.phone.trim() } : {}),
@@ -31,7 +33,7 @@ export default function contactsPage() {
       });
       if (created.status !== 201) return errorText(created);
       if (v.consent) {
-        const consent = await api('PATCH', '/contacts/' + encodeURIComponent(created.body.id), {
+        const consent = await updateContact(created.body.id, {
           marketingConsent: 'granted',
           consentSource: 'console',
         });
@@ -43,7 +45,7 @@ export default function contactsPage() {
   );
   const editPanel = h('div', { id: 'contact-edit' });
   /** A contact's addresses and tags, changed with PATCH (a contact a send skipped for want of an address gets one here). */
-  const editForm = (c) => {
+  const editForm = (/** @type {Item<'/contacts'>} */ c) => {
     const { form: f, inputs } = smallForm(
       'edit',
       'Change ' + (c.name || c.email || c.id),
@@ -53,12 +55,12 @@ export default function contactsPage() {
         { name: 'tags', label: 'Tags (comma separated), replacing the current ones' },
       ],
       'Save',
-      async (v) => {
+      async (/** @type {{ email: string, phone: string, tags: string }} */ v) => {
         const tagList = v.tags
           .split(',')
           .map((t) => t.trim())
           .filter(Boolean);
-        const res = await api('PATCH', '/contacts/' + encodeURIComponent(c.id), {
+        const res = await updateContact(c.id, {
           ...(v.email.trim() ? { email: v.email.trim() } : {}),
           ...(v.phone.trim() ? { phone: v.phone.trim() } : {}),
           ...(v.tags.trim() ? { tags: tagList } : {}),
@@ -73,7 +75,7 @@ export default function contactsPage() {
     inputs.tags.value = (c.tags || []).join(', ');
     return f;
   };
-  const contacts = pagedList('Contacts', '/contacts', 50, (items) =>
+  const contacts = pagedList('Contacts', listContacts, 50, (items) =>
     table(
       ['Name', 'Email', 'Phone', 'Tags', 'Marketing', ''],
       items.map((c) =>

@@ -1,12 +1,22 @@
 // @ts-check
 /* Hooks and keys: an agent's AGENT_AUTH_KEYs and hook rules. */
-import { api, errorText } from '../lib/api.js';
+import {
+  createAuthKey,
+  createHookRule,
+  deleteHookRule,
+  listAuthKeys,
+  listHookRules,
+  revokeAuthKey,
+  updateHookRule,
+} from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { badge, field, fill, h, options, table, when } from '../lib/dom.js';
 import { content, setStatus, vocabulary } from '../lib/frame.js';
 import { pairs } from '../lib/lines.js';
 import { agents } from '../lib/names.js';
 import { pagedList } from '../lib/paged.js';
 import { deleteButton, shownOnce } from '../lib/widgets.js';
+/** @import { Body, Item, PageAsked } from '../api/types' */
 
 export default async function hooksPage() {
   const names = await agents();
@@ -14,7 +24,7 @@ export default async function hooksPage() {
   const agentSelect = h(
     'select',
     { id: 'hooks-agent' },
-    options([...names], names.has(wanted) ? wanted : [...names.keys()][0]),
+    options([...names], wanted !== null && names.has(wanted) ? wanted : [...names.keys()][0]),
   );
   const keysBox = h('div', { id: 'auth-keys' });
   const rulesBox = h('div', { id: 'hook-rules' });
@@ -23,11 +33,12 @@ export default async function hooksPage() {
     keysBox,
     rulesBox,
   );
-  const agentPath = () => '/agents/' + encodeURIComponent(agentSelect.value);
+  /** The hook rules of an agent, a page at a time. @param {string} agentId */
+  const rulesOf = (agentId) => (/** @type {PageAsked} */ page) => listHookRules(agentId, page);
 
   const drawKeys = async () => {
     const agentId = agentSelect.value;
-    const res = await api('GET', agentPath() + '/auth-keys?limit=100');
+    const res = await listAuthKeys(agentId, { limit: 100 });
     if (res.status !== 200) throw new Error(errorText(res));
     const shown = h('div', { id: 'auth-key-created' });
     const out = h('p', { role: 'status', class: 'outcome' });
@@ -62,7 +73,7 @@ export default async function hooksPage() {
                 deleteButton({
                   text: 'Revoke',
                   label: 'Revoke key ' + k.prefix,
-                  path: agentPath() + '/auth-keys/' + encodeURIComponent(k.id),
+                  remove: () => revokeAuthKey(agentId, k.id),
                   ok: 204,
                   after: drawKeys,
                   report: (text) => (out.textContent = text),
@@ -82,13 +93,12 @@ export default async function hooksPage() {
               type: 'button',
               class: 'primary',
               onclick: async () => {
-                const r = await api('POST', agentPath() + '/auth-keys');
+                const r = await createAuthKey(agentSelect.value);
                 if (r.status !== 201) return (out.textContent = errorText(r));
                 await drawKeys();
-                fill(
-                  keysBox.querySelector('#auth-key-created'),
-                  shownOnce('auth-key-value', 'AGENT_AUTH_KEY ' + r.body.prefix, r.body.key),
-                );
+                // The box of the keys just drawn again (drawKeys made a new one).
+                const created = keysBox.querySelector('#auth-key-created');
+                if (created) fill(created, shownOnce('auth-key-value', 'AGENT_AUTH_KEY ' + r.body.prefix, r.body.key));
               },
             },
             'Create key',
@@ -122,8 +132,9 @@ export default async function hooksPage() {
       onsubmit: async (ev) => {
         ev.preventDefault();
         const web = source.value === 'web';
-        const res = await api('POST', agentPath() + '/hook-rules', {
-          source: source.value,
+        const res = await createHookRule(agentSelect.value, {
+          // One of the vocabulary's hook kinds (services/hooks/).
+          source: /** @type {Body<'/agents/{agentId}/hook-rules', 'post'>['source']} */ (source.value),
           event: eventInput.value.trim(),
           ...(web ? { url: url.value.trim() } : { warp: warp.value.trim() }),
           ...(!web && inputs.value.trim() ? { inputs: pairs(inputs.value) } : {}),
@@ -153,7 +164,7 @@ export default async function hooksPage() {
     ruleOut,
     ruleSecret,
   );
-  const drawRules = (items) =>
+  const drawRules = (/** @type {Item<'/agents/{agentId}/hook-rules'>[]} */ items) =>
     table(
       ['Kind', 'Event', 'Runs', 'State', 'Owner', ''],
       items.map((r) =>
@@ -186,7 +197,7 @@ export default async function hooksPage() {
                       type: 'button',
                       'aria-label': (r.enabled ? 'Disable' : 'Enable') + ' hook ' + r.event,
                       onclick: async () => {
-                        const x = await api('PATCH', agentPath() + '/hook-rules/' + encodeURIComponent(r.id), {
+                        const x = await updateHookRule(agentSelect.value, r.id, {
                           enabled: !r.enabled,
                         });
                         if (x.status !== 200) setStatus(errorText(x));
@@ -202,7 +213,7 @@ export default async function hooksPage() {
                       class: 'danger',
                       'aria-label': 'Delete hook ' + r.event,
                       onclick: async () => {
-                        const x = await api('DELETE', agentPath() + '/hook-rules/' + encodeURIComponent(r.id));
+                        const x = await deleteHookRule(agentSelect.value, r.id);
                         if (x.status !== 204) setStatus(errorText(x));
                         await rules.refresh();
                       },
@@ -216,14 +227,14 @@ export default async function hooksPage() {
       'No hooks yet.',
       'Hooks',
     );
-  const rules = pagedList('Hooks', agentPath() + '/hook-rules', 25, drawRules);
+  const rules = pagedList('Hooks', rulesOf(agentSelect.value), 25, drawRules);
   fill(
     rulesBox,
     h('section', { 'aria-labelledby': 'rules-title' }, h('h2', { id: 'rules-title' }, 'Hooks'), rules.el),
     ruleForm,
   );
   const load = async () => {
-    await Promise.all([drawKeys(), rules.restart(agentPath() + '/hook-rules')]);
+    await Promise.all([drawKeys(), rules.restart(rulesOf(agentSelect.value))]);
     setStatus('Agent ' + (names.get(agentSelect.value) || agentSelect.value));
   };
   agentSelect.addEventListener('change', () => void load().catch((err) => setStatus(err.message)));

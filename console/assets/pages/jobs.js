@@ -1,9 +1,13 @@
 // @ts-check
 /* Jobs: the list with progress, and a contacts import. */
-import { api, errorText } from '../lib/api.js';
+import { getJob, listJobs, startJob } from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { badge, count, h, table, when } from '../lib/dom.js';
 import { content, every, setStatus } from '../lib/frame.js';
+/** @import { Ok } from '../api/types' */
+/** A job as GET /v1/jobs/{id} answers it (the list's rows lack `progress`). @typedef {Ok<'/jobs/{jobId}', 'get'>} Job */
 
+/** @param {Job} job */
 function progressBar(job) {
   const p = job.progress;
   const label = 'Progress of ' + job.jobId;
@@ -23,6 +27,7 @@ function progressBar(job) {
 }
 
 /** What a job came to, in words: its error's message, or what its result counts. */
+/** @param {Job} job */
 function jobOutcome(job) {
   if (job.error) return job.error.error.message + ' (' + job.error.error.code + ')';
   const r = job.result;
@@ -47,7 +52,7 @@ export default function jobsPage() {
       class: 'card',
       onsubmit: async (ev) => {
         ev.preventDefault();
-        const res = await api('POST', '/jobs', { type: 'contacts.import', input: { csv: csv.value } });
+        const res = await startJob({ type: 'contacts.import', input: { csv: csv.value } });
         outcome.textContent = res.status === 202 ? 'Started ' + res.body.jobId : errorText(res);
         if (res.status === 202) csv.value = '';
       },
@@ -60,14 +65,12 @@ export default function jobsPage() {
   );
   content.replaceChildren(list, form);
   every(2000, async () => {
-    const res = await api('GET', '/jobs?limit=50');
+    const res = await listJobs({ limit: 50 });
     if (res.status !== 200) throw new Error(errorText(res));
     // The list has no progress; a job still at work is read one by one (its workflow answers the progress query).
     const jobs = await Promise.all(
       res.body.data.map(async (j) =>
-        j.status === 'running' || j.status === 'queued'
-          ? (await api('GET', '/jobs/' + encodeURIComponent(j.jobId))).body
-          : j,
+        j.status === 'running' || j.status === 'queued' ? (await getJob(j.jobId)).body : j,
       ),
     );
     list.replaceChildren(

@@ -1,15 +1,21 @@
 // @ts-check
 /* Messages: the message log and the sandbox outbox. */
+import { listMessages, listOutbox } from '../api/endpoints.js';
 import { badge, field, h, options, table, when } from '../lib/dom.js';
 import { content, every, setStatus, vocabulary } from '../lib/frame.js';
 import { CHANNELS } from '../lib/names.js';
 import { pagedList } from '../lib/paged.js';
+/** @import { Item, PageAsked, Query } from '../api/types' */
+/** @typedef {Query<'/messages', 'get'>} MessageQuery */
 
 export default function messagesPage() {
   const sourceFilter = h(
     'select',
     { id: 'message-source' },
-    options([['', 'Everything'], ...vocabulary.messageSources.map((s) => [s, s.replace(/_/g, ' ')])]),
+    options([
+      ['', 'Everything'],
+      ...vocabulary.messageSources.map((s) => /** @type {[string, string]} */ ([s, s.replace(/_/g, ' ')])),
+    ]),
   );
   const statusFilter = h(
     'select',
@@ -20,13 +26,15 @@ export default function messagesPage() {
       ['failed', 'failed'],
     ]),
   );
+  /** The log as filtered now, a page at a time (the filters' values are the API's: the vocabulary's source kinds, sent or failed). */
   const query = () => {
-    const q = new URLSearchParams();
-    if (sourceFilter.value) q.set('sourceKind', sourceFilter.value);
-    if (statusFilter.value) q.set('status', statusFilter.value);
-    return '/messages' + (q.toString() ? '?' + q : '');
+    /** @type {MessageQuery} */
+    const filters = {};
+    if (sourceFilter.value) filters.sourceKind = /** @type {MessageQuery['sourceKind']} */ (sourceFilter.value);
+    if (statusFilter.value) filters.status = /** @type {MessageQuery['status']} */ (statusFilter.value);
+    return (/** @type {PageAsked} */ page) => listMessages({ ...filters, ...page });
   };
-  const sourceLink = (m) =>
+  const sourceLink = (/** @type {Item<'/messages'>} */ m) =>
     m.sourceKind === 'campaign' || m.sourceKind === 'campaign_test'
       ? h('a', { href: '/app/campaigns/' + encodeURIComponent(m.sourceId) }, m.sourceKind.replace(/_/g, ' '))
       : m.sourceKind + ' ' + m.sourceId;
@@ -51,7 +59,7 @@ export default function messagesPage() {
       'Messages',
     ),
   );
-  const outbox = pagedList('Sandbox outbox', '/outbox', 25, (items) =>
+  const outbox = pagedList('Sandbox outbox', listOutbox, 25, (items) =>
     table(
       ['When', 'To', 'Subject', 'Message'],
       items.map((m) =>

@@ -1,30 +1,34 @@
 // @ts-check
 /* A room: its event stream followed live, and the composer. */
-import { api, errorText } from '../lib/api.js';
+import { approveExecution, declineExecution, openRoom, sendMessage } from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { badge, h, json, when } from '../lib/dom.js';
-import { content, notFound, pageId, setStatus, vocabulary } from '../lib/frame.js';
+import { content, notFound, pageId, setStatus, setTitle, vocabulary } from '../lib/frame.js';
 import { agents } from '../lib/names.js';
 
 export default async function roomPage() {
   // A fresh key for this room: the API checks the room is this team's (else 404).
-  const opened = await api('POST', '/rooms', { roomId: pageId });
+  const opened = await openRoom({ roomId: pageId });
   if (opened.status === 404) return notFound('Room');
   if (opened.status !== 200 && opened.status !== 201) return setStatus(errorText(opened));
   const room = opened.body.room;
   const names = await agents();
-  document.querySelector('h1').textContent = 'Room: ' + room.name;
+  setTitle('Room: ' + room.name);
   const state = h('span', { class: 'badge', id: 'stream-state' }, 'connecting');
+  const receivedCount = h('span', { id: 'events-received' }, '0');
+  const lastEvent = h('span', { id: 'last-event' }, '0');
+  const reconnectCount = h('span', { id: 'reconnects' }, '0');
   const meta = h(
     'p',
     { class: 'muted' },
     'Agent: ',
     names.get(room.agentId) || room.agentId,
     ' · events received ',
-    h('span', { id: 'events-received' }, '0'),
+    receivedCount,
     ' · last event ',
-    h('span', { id: 'last-event' }, '0'),
+    lastEvent,
     ' · reconnects ',
-    h('span', { id: 'reconnects' }, '0'),
+    reconnectCount,
     ' · ',
     state,
   );
@@ -39,7 +43,7 @@ export default async function roomPage() {
         const message = input.value.trim();
         if (!message) return;
         input.value = '';
-        const res = await api('POST', '/agents/' + encodeURIComponent(room.agentId) + '/messages', {
+        const res = await sendMessage(room.agentId, {
           message,
           roomId: room.id,
           waitSeconds: 0,
@@ -52,11 +56,19 @@ export default async function roomPage() {
   );
   content.replaceChildren(h('div', { class: 'room' }, meta, stream, composer));
 
+  /** @type {Map<string, HTMLElement>} */
   const deltas = new Map();
   let last = 0;
   let received = 0;
   let reconnects = 0;
-  const show = (el) => stream.append(el);
+  const show = (/** @type {Node} */ el) => stream.append(el);
+  /**
+   * An event of the room's stream: its type, its id (the room's sequence) and its JSON
+   * (services/rooms/roomEvents.ts; the stream is not part of the OpenAPI document).
+   * @param {string} type
+   * @param {number} seq
+   * @param {any} data
+   */
   const handle = (type, seq, data) => {
     if (seq <= last) return; // a replay after a reconnect never shows an event twice
     // Follow the conversation while the reader is at its end; leave them where they are if they scrolled up.
@@ -64,11 +76,13 @@ export default async function roomPage() {
     handleEvent(type, seq, data);
     if (atBottom) stream.scrollTop = stream.scrollHeight;
   };
+  /** @param {string} type @param {number} seq @param {any} data */
   const handleEvent = (type, seq, data) => {
     last = seq;
     received += 1;
-    document.getElementById('last-event').textContent = String(seq);
-    document.getElementById('events-received').textContent = String(received);
+    lastEvent.textContent = String(seq);
+    receivedCount.textContent = String(received);
+    /** @param {string} cls @param {...import('../lib/types').Child} children */
     const ev = (cls, ...children) =>
       h('div', { class: 'event ' + cls, dataset: { seq: String(seq), type } }, ...children);
     switch (type) {
@@ -94,7 +108,7 @@ export default async function roomPage() {
         const text = deltas.get(data.messageId);
         if (text) text.textContent = data.content || '';
         // A step that only called tools says nothing: its calls follow as their own lines.
-        if (text && !data.content) text.parentElement.hidden = true;
+        if (text && !data.content && text.parentElement) text.parentElement.hidden = true;
         break;
       }
       case 'tool.call':
@@ -124,8 +138,8 @@ export default async function roomPage() {
         break;
       case 'approval.requested': {
         const outcome = h('span', { role: 'status' });
-        const decide = async (verb) => {
-          const res = await api('POST', '/warp-executions/' + encodeURIComponent(data.executionId) + '/' + verb, {});
+        const decide = async (/** @type {'approve' | 'decline'} */ verb) => {
+          const res = await (verb === 'approve' ? approveExecution : declineExecution)(data.executionId, {});
           outcome.textContent =
             res.status === 200 ? (verb === 'approve' ? ' approved' : ' declined') : ' ' + errorText(res);
         };
@@ -169,12 +183,13 @@ export default async function roomPage() {
         show(ev('muted', type));
     }
   };
-  const pathOf = (url) => new URL(url).pathname + new URL(url).search;
+  const pathOf = (/** @type {string} */ url) => new URL(url).pathname + new URL(url).search;
   let streamPath = pathOf(opened.body.streamUrl);
+  /** @type {EventSource} */
   let source;
   // A key that expired or was revoked: the page asks for a fresh one (it is the team's own console).
   const freshKey = async () => {
-    const again = await api('POST', '/rooms', { roomId: room.id }).catch(() => null);
+    const again = await openRoom({ roomId: room.id }).catch(() => null);
     if (again && (again.status === 200 || again.status === 201)) streamPath = pathOf(again.body.streamUrl);
   };
   const connect = () => {
@@ -188,14 +203,14 @@ export default async function roomPage() {
       state.className = 'badge reconnecting';
       state.textContent = 'reconnecting';
       reconnects += 1;
-      document.getElementById('reconnects').textContent = String(reconnects);
+      reconnectCount.textContent = String(reconnects);
       if (source.readyState === EventSource.CLOSED) setTimeout(() => freshKey().then(connect), 2000);
     };
     // Events the team's retention purged: one line, and the count moves past them.
     source.addEventListener('gap', (e) => {
       const data = JSON.parse(e.data);
       last = Number(e.lastEventId);
-      document.getElementById('last-event').textContent = String(last);
+      lastEvent.textContent = String(last);
       show(h('div', { class: 'event muted gap' }, 'Events ' + data.from + '–' + data.to + ' are no longer kept'));
     });
     // The key stopped opening the stream: reconnect with a fresh one.

@@ -1,10 +1,12 @@
 // @ts-check
 /* Rooms: the list, and a form that opens one. */
-import { api, errorText } from '../lib/api.js';
+import { listRooms, openRoom, revokeRoomKeys } from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { count, h, options, table, when } from '../lib/dom.js';
 import { content, every, setStatus } from '../lib/frame.js';
 import { agents } from '../lib/names.js';
 import { pagedList } from '../lib/paged.js';
+/** @import { Item } from '../api/types' */
 
 export default async function roomsPage() {
   const names = await agents();
@@ -16,7 +18,7 @@ export default async function roomsPage() {
       class: 'toolbar',
       onsubmit: async (ev) => {
         ev.preventDefault();
-        const res = await api('POST', '/rooms', { name: nameField.value.trim(), agentId: agentField.value });
+        const res = await openRoom({ name: nameField.value.trim(), agentId: agentField.value });
         if (res.status === 200 || res.status === 201)
           window.location.assign('/app/rooms/' + encodeURIComponent(res.body.room.id));
         else setStatus(errorText(res));
@@ -27,11 +29,12 @@ export default async function roomsPage() {
     h('div', {}, h('button', { class: 'primary', type: 'submit' }, 'Open')),
   );
   // Every stream key of the room stops opening it; its open streams end within seconds.
+  /** @param {Item<'/rooms'>} r @param {HTMLElement} outcome */
   const revokeKeys = async (r, outcome) => {
-    const res = await api('DELETE', '/rooms/' + encodeURIComponent(r.id) + '/keys');
+    const res = await revokeRoomKeys(r.id);
     outcome.textContent = res.status === 200 ? ' revoked ' + count(res.body.revoked, 'key') : ' ' + errorText(res);
   };
-  const rooms = pagedList('Rooms', '/rooms', 25, (items) =>
+  const rooms = pagedList('Rooms', listRooms, 25, (items) =>
     table(
       ['Room', 'Agent', 'Last activity', 'Events', 'Stream keys'],
       items.map((r) => {

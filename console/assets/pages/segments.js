@@ -1,11 +1,14 @@
 // @ts-check
 /* Segments: saved audiences, who is in them, and a New segment form. */
-import { api, errorText } from '../lib/api.js';
+import { createSegment, deleteSegment, listSegmentContacts, listSegments } from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { count, fill, h, table } from '../lib/dom.js';
 import { content, setStatus, vocabulary } from '../lib/frame.js';
 import { conditionsOf, conditionText } from '../lib/lines.js';
 import { pagedList } from '../lib/paged.js';
 import { deleteButton, smallForm } from '../lib/widgets.js';
+/** @import { Body } from '../api/types' */
+/** @typedef {Body<'/segments', 'post'>['groups'][number]['conditions']} Conditions */
 
 export default function segmentsPage() {
   const preview = h('div', { id: 'segment-preview' });
@@ -14,7 +17,7 @@ export default function segmentsPage() {
     const res = await segments.refresh();
     setStatus(count(res.body.data.length, 'segment') + ' on this page');
   };
-  const segments = pagedList('Segments', '/segments', 25, (items) =>
+  const segments = pagedList('Segments', listSegments, 25, (items) =>
     table(
       ['Segment', 'Contacts who match', ''],
       items.map((s) =>
@@ -41,7 +44,7 @@ export default function segmentsPage() {
                   type: 'button',
                   'aria-label': 'Contacts in ' + s.name,
                   onclick: async () => {
-                    const r = await api('GET', '/segments/' + encodeURIComponent(s.id) + '/contacts?limit=100');
+                    const r = await listSegmentContacts(s.id, { limit: 100 });
                     if (r.status !== 200) return setStatus(errorText(r));
                     fill(
                       preview,
@@ -72,7 +75,7 @@ export default function segmentsPage() {
               deleteButton({
                 text: 'Delete',
                 label: 'Delete segment ' + s.name,
-                path: '/segments/' + encodeURIComponent(s.id),
+                remove: () => deleteSegment(s.id),
                 ok: 204,
                 after: refresh,
               }),
@@ -108,10 +111,11 @@ export default function segmentsPage() {
       },
     ],
     'Create segment',
-    async (v) => {
-      const res = await api('POST', '/segments', {
+    async (/** @type {{ name: string, match: 'all' | 'any', conditions: string }} */ v) => {
+      const res = await createSegment({
         name: v.name.trim(),
-        groups: [{ match: v.match, conditions: conditionsOf(v.conditions) }],
+        // The conditions as the person wrote them: the API checks each type and value.
+        groups: [{ match: v.match, conditions: /** @type {Conditions} */ (conditionsOf(v.conditions)) }],
       });
       if (res.status !== 201) return errorText(res);
       await refresh();

@@ -1,6 +1,7 @@
 // @ts-check
 /* API tokens: the signed-in person's tokens. */
-import { api, errorText } from '../lib/api.js';
+import { createApiToken, listApiTokens, revokeApiToken } from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { badge, count, fill, h, table, when } from '../lib/dom.js';
 import { content, setStatus } from '../lib/frame.js';
 import { pagedList } from '../lib/paged.js';
@@ -13,7 +14,7 @@ export default function tokensPage() {
     const res = await tokens.refresh();
     setStatus(count(res.body.data.length, 'token') + ' on this page');
   };
-  const tokens = pagedList('API tokens', '/api-tokens', 25, (items) =>
+  const tokens = pagedList('API tokens', listApiTokens, 25, (items) =>
     table(
       ['Name', 'Token', 'Created', 'Last used', 'Expires', ''],
       items.map((t) =>
@@ -33,7 +34,7 @@ export default function tokensPage() {
               : deleteButton({
                   text: 'Revoke',
                   label: 'Revoke ' + t.name + ' (' + t.prefix + ')',
-                  path: '/api-tokens/' + encodeURIComponent(t.id),
+                  remove: () => revokeApiToken(t.id),
                   ok: 200,
                   after: refresh,
                 }),
@@ -52,8 +53,8 @@ export default function tokensPage() {
       { name: 'days', label: 'Valid for days (empty: until revoked)', type: 'number' },
     ],
     'Create token',
-    async (v) => {
-      const res = await api('POST', '/api-tokens', {
+    async (/** @type {{ name: string, days: string }} */ v) => {
+      const res = await createApiToken({
         name: v.name.trim(),
         ...(v.days ? { expiresInDays: Number(v.days) } : {}),
       });

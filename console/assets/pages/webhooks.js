@@ -1,11 +1,14 @@
 // @ts-check
 /* Webhooks: the team's outbound endpoints and their deliveries. */
-import { api, errorText } from '../lib/api.js';
+import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, updateEndpoint } from '../api/endpoints.js';
+import { errorText } from '../lib/api.js';
 import { badge, count, facts, field, fill, h, table, when } from '../lib/dom.js';
 import { content, every, setStatus, vocabulary } from '../lib/frame.js';
 import { pagedList } from '../lib/paged.js';
 import { shownOnce } from '../lib/widgets.js';
+/** @import { Body, Item, PageAsked } from '../api/types' */
 
+/** @param {Item<'/webhooks/endpoints/{endpointId}/deliveries'>[]} items */
 function deliveriesTable(items) {
   return table(
     ['Event', 'Status', 'Attempts', 'Last answer', 'Delivered', 'Next attempt'],
@@ -52,8 +55,11 @@ export default function webhooksPage() {
       class: 'card',
       onsubmit: async (ev) => {
         ev.preventDefault();
-        const eventTypes = typeBoxes.filter((b) => b.checked).map((b) => b.value);
-        const res = await api('POST', '/webhooks/endpoints', {
+        // The ticked ones of the vocabulary's event types (services/events/outbox.ts).
+        const eventTypes = /** @type {NonNullable<Body<'/webhooks/endpoints', 'post'>['eventTypes']>} */ (
+          typeBoxes.filter((b) => b.checked).map((b) => b.value)
+        );
+        const res = await createEndpoint({
           url: url.value.trim(),
           ...(description.value.trim() ? { description: description.value.trim() } : {}),
           ...(secret.value.trim() ? { secret: secret.value.trim() } : {}),
@@ -86,19 +92,22 @@ export default function webhooksPage() {
   );
   content.replaceChildren(created, list, form);
 
+  /** @type {Map<string, { refresh: () => Promise<unknown> }>} */
   const deliveryLists = new Map();
+  /** @param {Item<'/webhooks/endpoints'>} e */
   const endpointCard = (e) => {
     const out = h('p', { role: 'status', class: 'outcome' });
     const secretSlot = h('div', {});
     const deliveries = pagedList(
       'Deliveries to ' + e.url,
-      '/webhooks/endpoints/' + encodeURIComponent(e.id) + '/deliveries',
+      (/** @type {PageAsked} */ page) => listDeliveries(e.id, page),
       10,
       deliveriesTable,
     );
     deliveryLists.set(e.id, deliveries);
+    /** @param {Body<'/webhooks/endpoints/{endpointId}', 'patch'>} body @param {string} done */
     const patch = async (body, done) => {
-      const r = await api('PATCH', '/webhooks/endpoints/' + encodeURIComponent(e.id), body);
+      const r = await updateEndpoint(e.id, body);
       if (r.status !== 200) return (out.textContent = errorText(r));
       out.textContent = done;
       if (r.body.secret) fill(secretSlot, shownOnce('rotated-secret-' + e.id, 'New signing secret', r.body.secret));
@@ -116,7 +125,7 @@ export default function webhooksPage() {
             del.textContent = 'Really delete, with its history?';
             return;
           }
-          const r = await api('DELETE', '/webhooks/endpoints/' + encodeURIComponent(e.id));
+          const r = await deleteEndpoint(e.id);
           if (r.status !== 204) return (out.textContent = errorText(r));
           await refresh();
         },
@@ -156,7 +165,7 @@ export default function webhooksPage() {
     );
   };
   const refresh = async () => {
-    const res = await api('GET', '/webhooks/endpoints?limit=100');
+    const res = await listEndpoints({ limit: 100 });
     if (res.status !== 200) throw new Error(errorText(res));
     deliveryLists.clear();
     fill(
