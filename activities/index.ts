@@ -1,4 +1,5 @@
-import { inputJsonSchema, TOOLS, toolsFor } from '../mcp/tools';
+import { inputJsonSchema } from '../services/catalog/tool';
+import { TOOLS, toolsFor } from '../services/catalog/features';
 import { createAutomationActivities } from '../services/automations/activities';
 import {
   type CampaignActivityDeps,

@@ -17,7 +17,7 @@ import {
 import { paymentGateFor } from '../services/payments/gates';
 import { answerJsonRpcPost } from './jsonRpcHttp';
 import { privateAppTools } from '../services/warps/privateAppOperations';
-import { TOOLS } from './tools';
+import { TOOLS } from '../services/catalog/features';
 import { buildMcpServer, Connection, OutsideCaller, SERVER_INFO, toolPreview } from './server';
 
 /** Served with every app, native or private, so a client can follow what it started. */

@@ -25,7 +25,8 @@ import {
   validationError,
 } from '../services/platform/errors';
 import { requestApproval } from '../services/deliveries/warps';
-import { caller, inputJsonSchema, Tool, ToolCall, TOOLS, toolsFor } from './tools';
+import { caller, inputJsonSchema, Tool, ToolCall } from '../services/catalog/tool';
+import { TOOLS, toolsFor } from '../services/catalog/features';
 
 export const SERVER_INFO = { name: 'team-agent-platform', title: 'Team Agent Platform', version: '1.0.0' };
 

@@ -23,14 +23,12 @@ import { agents } from '../agents/agentOperations';
 import { agentKnowledge } from '../agents/knowledgeOperations';
 import { inbox } from '../inbox/operations';
 import { apps } from '../agents/appOperations';
+import type { AppSlug } from '../agents/apps';
 import type { Feature } from '../platform/operation';
 import { Tool, toolOf } from './tool';
 
-/** Until every feature is declared here (issue 36): the tools mcp/tools.ts still declares, handed in by it. */
-export const legacyTools: Tool[] = [];
-
 /** What a private warp's tool step can call: every tool (read at each call) and every built-in warp. */
-export const stepCatalog = stepCatalogOf(() => [...legacyTools, ...catalogTools]);
+export const stepCatalog = stepCatalogOf(() => TOOLS);
 export const warps = warpsOf(stepCatalog);
 
 /**
@@ -64,7 +62,14 @@ export const FEATURES: Feature[] = [
   apps,
 ];
 
-/** The operations with an MCP face, as tools. */
-export const catalogTools: Tool[] = FEATURES.flatMap((feature) =>
+/** Every live tool: the operations with an MCP face. A tool that does not work yet is not here, so no client ever lists it. */
+export const TOOLS: Tool[] = FEATURES.flatMap((feature) =>
   feature.operations.filter((operation) => operation.mcp).map(toolOf),
 );
+
+/** The tools a connection sees: the core ones and those of the installed apps (or of one app, at /mcp/apps/{slug}). */
+export function toolsFor(installed: Set<AppSlug>, onlyApp?: AppSlug): Tool[] {
+  return TOOLS.filter((t) =>
+    onlyApp ? t.app === onlyApp || t.name === 'check_warp_executions' : t.app === 'core' || installed.has(t.app),
+  );
+}

@@ -102,3 +102,20 @@ export function toolOf(operation: Operation): Tool {
     },
   };
 }
+
+// Weak: a private app's tools are made per request.
+const jsonSchemas = new WeakMap<Tool, { type: 'object'; [key: string]: unknown }>();
+
+/** The JSON Schema a client sees, generated (once per tool) from the zod schema the service (and the HTTP API) validates with. */
+export function inputJsonSchema(t: Tool): { type: 'object'; [key: string]: unknown } {
+  let schema = jsonSchemas.get(t);
+  if (!schema) {
+    const { $schema: _ignored, ...generated } = z.toJSONSchema(t.input, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Record<string, unknown>;
+    schema = { ...generated, type: 'object' };
+    jsonSchemas.set(t, schema);
+  }
+  return schema;
+}

@@ -5,7 +5,7 @@ import * as client from 'openid-client';
 import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
 import { createAgent } from '../../services/agents/agents';
-import { TOOLS } from '../../mcp/tools';
+import { TOOLS } from '../../services/catalog/features';
 import { apiClient, newTeam, startTestApi, testDb } from '../support/helpers';
 import { callTool, failing, InMemoryHostProvider, mcpClient, ok } from '../support/mcpHelpers';
 import { authorizeInBrowser, codeFlow, REDIRECT_URI, registerClient, withPassword } from '../support/oauthHelpers';

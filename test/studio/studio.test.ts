@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { FakeModelServer, startModelServer } from '../fakes/modelServer';
 import { newTeam, useApiSuite } from '../support/helpers';
 import { failing, mcpClient, ok } from '../support/mcpHelpers';
-import { catalogTools } from '../../services/catalog/features';
+import { TOOLS } from '../../services/catalog/features';
 import type { ToolCall } from '../../services/catalog/tool';
 
 /**
@@ -180,7 +180,7 @@ describe('Studio', () => {
         installed: new Set(['core']),
       }) as unknown as ToolCall;
     const run = async (call: ToolCall, name: string, args: Record<string, unknown>) => {
-      const t = catalogTools.find((x) => x.name === name)!;
+      const t = TOOLS.find((x) => x.name === name)!;
       return t.run(call, t.input.parse(args));
     };
     for (const name of ['studio_produce', 'studio_wait', 'studio_export'])
