@@ -1,7 +1,9 @@
 import { privateWebhookUrlsAllowed } from '../../config';
 import { checkWebhookUrl } from '../../services/webhooks/urlGuard';
 import { FakeWebhookReceiver } from '../fakes/webhookReceiver';
-import { apiClient, newTeam, startTestApi, testDb, useApiSuite } from '../support/helpers';
+import { TeamSlugKey } from '../../temporal/searchAttributes';
+import { webhookBatchWorkflowId } from '../../workflows/contracts/webhookBatch';
+import { apiClient, newTeam, startTestApi, temporalClient, testDb, useApiSuite } from '../support/helpers';
 
 /**
  * Outbound webhooks over the HTTP API, against the shared worker: endpoints, signed events that
@@ -57,6 +59,15 @@ describe('outbound webhooks: endpoints and signed events', () => {
     expect(attempts.status).toBe(200);
     expect(attempts.body.data).toEqual([expect.objectContaining({ attempt: 1, statusCode: 204, error: null })]);
     expect(attempts.body.data[0].durationMs).toBeGreaterThanOrEqual(0);
+    // Its batch holds this team's deliveries only, and its workflow carries the team.
+    const { batch_id: batchId } = await suite.db('webhook_deliveries').where({ id: delivery.id }).first('batch_id');
+    expect(await suite.db('webhook_deliveries').where({ batch_id: batchId }).distinct('team_id')).toEqual([
+      { team_id: suite.team.teamId },
+    ]);
+    const client = await temporalClient();
+    const batch = await client.workflow.getHandle(webhookBatchWorkflowId(batchId)).describe();
+    await client.connection.close();
+    expect(batch.typedSearchAttributes.get(TeamSlugKey)).toBe(suite.team.slug);
   });
 
   it('an endpoint gets only the types it asked for; a disabled one gets nothing; the secret is never listed', async () => {

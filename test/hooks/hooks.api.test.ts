@@ -1,6 +1,8 @@
 import { upsertAutomationHook } from '../../services/hooks/systemHooks';
 import { FakeWebhookReceiver } from '../fakes/webhookReceiver';
-import { apiClient, newTeam, sleep, useApiSuite } from '../support/helpers';
+import { TeamSlugKey } from '../../temporal/searchAttributes';
+import { hookRunWorkflowId } from '../../workflows/contracts/hookRun';
+import { apiClient, newTeam, sleep, temporalClient, useApiSuite } from '../support/helpers';
 
 /**
  * Hooks over HTTP with the real worker: CRUD and its rules, AGENT_AUTH_KEYs, inbound hooks with
@@ -170,6 +172,15 @@ describe('hooks over HTTP', () => {
     // Each run is a warp execution, as check_warp_executions reports it.
     const execution = await suite.api.get(`/warp-executions/${answers[0].body.runs[0].executionId}`);
     expect(execution.body).toMatchObject({ warp: 'artifact-create', status: 'succeeded' });
+    // Every workflow carries its team: the runs' too.
+    const runIds: string[] = await suite.db('hook_runs').whereIn('hook_id', [agreement.id, offer.id]).pluck('id');
+    expect(runIds).toHaveLength(2);
+    const client = await temporalClient();
+    for (const runId of runIds) {
+      const { typedSearchAttributes } = await client.workflow.getHandle(hookRunWorkflowId(runId)).describe();
+      expect(typedSearchAttributes.get(TeamSlugKey)).toBe(suite.team.slug);
+    }
+    await client.connection.close();
 
     // A new delivery id runs them again; no matching hook answers no runs; a body that is not JSON is 400.
     const other = await post(hooksUrl('?source=orders'), payload, { 'idempotency-key': 'another' });
