@@ -100,7 +100,7 @@ export interface JobActivities {
   ingestKnowledge(jobId: string): Promise<IngestResult>;
 }
 
-/** `warp.run`: the named warp, run as `execute` runs it (activities/warpRuns.ts). */
+/** `warp.run`: the named warp, run as `execute` runs it (services/warps/activities.ts). */
 export interface WarpJobActivities {
   runWarpJob(jobId: string): Promise<JobResult>;
 }
