@@ -9,7 +9,7 @@ import { updateCampaign } from './update';
 import { defineOperation, Feature, PENDING_NOTE } from '../platform/operation';
 import { pageSchema } from '../platform/pagination';
 import { campaignRunOperations } from './runOperations';
-import { campaignReportOperations } from './reportOperations';
+import { campaignReportOperations, campaignTotalsOperation } from './reportOperations';
 
 /** Campaigns: their drafts, audiences and lifecycle (the Campaigns app on MCP). */
 export const campaigns: Feature = {
@@ -91,6 +91,8 @@ export const campaigns: Feature = {
           'templateParams (static or contact field) or aiParams. Then preview_campaign_audience, then send_campaign.',
       },
     }),
+    // Before /campaigns/{campaignId}: Express matches in order.
+    campaignTotalsOperation,
     defineOperation({
       name: 'campaigns.get',
       access: { level: 'read', app: 'campaigns' },

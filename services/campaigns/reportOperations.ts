@@ -3,6 +3,7 @@ import { campaignParams } from './campaignParams';
 import { listRecipients, recipientQuerySchema, recipientSchema } from './recipients';
 import { campaignStats, campaignStatsSchema } from './stats';
 import { campaignTimeline, timelineSchema } from './timeline';
+import { campaignTotals, campaignTotalsQuerySchema, campaignTotalsSchema } from './totals';
 import { defineOperation, id } from '../platform/operation';
 import { pageSchema } from '../platform/pagination';
 
@@ -64,3 +65,30 @@ export const campaignReportOperations = [
     },
   }),
 ];
+
+/** The spec's historical totals: every campaign of the team, archived ones included. */
+export const campaignTotalsOperation = defineOperation({
+  name: 'campaigns.totals',
+  access: { level: 'read', app: 'campaigns' },
+  input: campaignTotalsQuerySchema,
+  output: campaignTotalsSchema,
+  handler: (ctx, { team }, query) => campaignTotals(ctx.db, team.id, query),
+  http: {
+    method: 'get',
+    path: '/campaigns/totals',
+    tag,
+    summary:
+      'Historical totals: campaigns per status and their recipients, sent, skipped, failed, opened, clicked, archived included',
+    status: 200,
+    answer: 'The totals',
+    query: campaignTotalsQuerySchema,
+  },
+  mcp: {
+    name: 'campaign_totals',
+    title: 'Campaign totals',
+    description:
+      "The team's historical campaign totals, archived campaigns included: how many campaigns (per status, and " +
+      'how many archived) and their recipients, sent, skipped, failed, opened and clicked summed. channel narrows ' +
+      'it to one channel. For one campaign use campaign_stats.',
+  },
+});

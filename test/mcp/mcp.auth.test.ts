@@ -158,6 +158,7 @@ describe('MCP authentication and endpoints', () => {
     const app = await mcpClient(`${mcpUrl}/apps/campaigns`, owner.token);
     expect((await app.listTools()).tools.map((t) => t.name).sort()).toEqual([
       'campaign_stats',
+      'campaign_totals',
       'check_warp_executions',
       'create_campaign',
       'delete_campaign',

@@ -66,6 +66,7 @@ const ARTIFACT_TOOLS = [
 ];
 const CAMPAIGN_TOOLS = [
   'campaign_stats',
+  'campaign_totals',
   'create_campaign',
   'delete_campaign',
   'list_campaigns',
