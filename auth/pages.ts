@@ -1,28 +1,7 @@
 import type { TeamAgents } from '../services/agents/agents';
+import { html, Html } from '../services/platform/html';
 
 /** The server-rendered pages of the authorization endpoint: login, consent, and errors. Plain HTML, no script. */
-
-export const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** Tagged template that escapes every interpolated value unless it is already rendered `Html`. */
-export class Html {
-  constructor(readonly text: string) {}
-}
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  let out = strings[0];
-  values.forEach((value, i) => {
-    const rendered = Array.isArray(value)
-      ? value.map((v) => (v instanceof Html ? v.text : escapeHtml(String(v)))).join('')
-      : value instanceof Html
-        ? value.text
-        : value === undefined || value === null || value === false
-          ? ''
-          : escapeHtml(String(value));
-    out += rendered + strings[i + 1];
-  });
-  return new Html(out);
-}
 
 export const STYLE = `body{font:16px/1.5 system-ui,sans-serif;background:#f5f5f7;margin:0;display:flex;justify-content:center}
 main{background:#fff;margin:3rem 1rem;padding:2rem;border-radius:12px;max-width:28rem;width:100%;box-shadow:0 1px 4px #0002}

@@ -33,7 +33,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createDb, Db } from '../db/knex';
-import { newId } from '../services/platform/ids';
+import { newId } from '../db/ids';
 import { contactRowValues } from '../services/contacts/contacts';
 import { bootstrapTeam } from '../services/platform/teams';
 import {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db/knex';
-import { newId } from '../services/platform/ids';
+import { newId } from '../db/ids';
 import { openSmtpPool, SmtpSendError } from './smtpSender';
 import { bearer, HTTP_CONNECTIONS_PER_INTEGRATION, httpPool, providerRequest } from './http';
 import { Channel, PooledProvider, ProviderError } from './types';

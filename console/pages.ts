@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { html, Html } from '../auth/pages';
+import { html, Html } from '../services/platform/html';
 import type { TeamAgents } from '../services/agents/agents';
 import { CONTACT_EVENTS, ENROLL_FIELDS, stepSchema } from '../services/automations/schemas';
 import { conditionSchema } from '../services/contacts/segments';

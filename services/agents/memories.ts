@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { pageQuerySchema } from '../platform/pagination';
 import { requireAgent } from './character';
 

@@ -4,7 +4,7 @@ import { sendingAgent } from '../agents/agents';
 import { applySegment, findSegment } from '../contacts/segments';
 import { setAutomationHookEnabled, upsertAutomationHook } from '../hooks/systemHooks';
 import { notFound, ruleBroken } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, Page, Rider } from '../platform/pagination';
 import {
   AutomationCreate,

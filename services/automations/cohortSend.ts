@@ -8,7 +8,7 @@ import { unsubscribeUrl } from '../contacts/unsubscribe';
 import { insertOutboundMessages } from '../deliveries/outboundMessages';
 import type { Db } from '../../db/knex';
 import { errorBody } from '../platform/errors';
-import { newTimeOrderedIds } from '../platform/ids';
+import { newTimeOrderedIds } from '../../db/ids';
 import type { SecretBox } from '../platform/secretBox';
 import type { CohortBatch } from '../../workflows/contracts/cohort';
 import { batchAnswer, loadCohort, type LoadedCohort } from './cohortRows';

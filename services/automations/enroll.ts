@@ -4,7 +4,7 @@ import type { Db } from '../../db/knex';
 import type { TemporalGateway } from '../../temporal/client';
 import { enrollmentWorkflowId, exitJourney } from '../../workflows/contracts/enrollment';
 import { AppError, invalidState, notFound, ruleBroken } from '../platform/errors';
-import { newId, newIds } from '../platform/ids';
+import { newId, newIds } from '../../db/ids';
 import { keysetPage, Page } from '../platform/pagination';
 import type { EnrollmentJson, enrollmentListQuerySchema } from './schemas';
 import type { z } from 'zod';

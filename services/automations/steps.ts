@@ -4,7 +4,7 @@ import { applySegment } from '../contacts/segments';
 import type { Principal } from '../identity/principal';
 import type { AppContext } from '../platform/context';
 import { AppError, errorBody } from '../platform/errors';
-import { executionIdFor } from '../platform/ids';
+import { executionIdFor } from '../../db/ids';
 import { executeWarp } from '../warps/execute';
 import type { Step } from './schemas';
 import { sendStep } from './sendStep';

@@ -1,5 +1,5 @@
 import type { AppContext, TeamRef } from '../platform/context';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { credentialAgentId } from '../agents/agents';
 import type { Principal } from '../identity/principal';
 import { checkAudience, resolveAudience } from './audience';

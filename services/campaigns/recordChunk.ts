@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { insertOutboundMessages } from '../deliveries/outboundMessages';
 import type { ErrorBody } from '../platform/errors';
-import { newTimeOrderedIds } from '../platform/ids';
+import { newTimeOrderedIds } from '../../db/ids';
 import type { CampaignRow } from './campaignRow';
 
 /** What became of one recipient of a chunk. */

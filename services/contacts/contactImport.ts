@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import type { ImportRowError, ImportSummary } from '../../workflows/contracts/job';
 import { recordEvents } from '../events/outbox';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import {
   consentTime,
   contactCreatedEvent,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { recordEvent, type NewEvent } from '../events/outbox';
 import { AppError, notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, Page, PageQuery } from '../platform/pagination';
 import {
   additionalOf,

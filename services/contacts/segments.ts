@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { AppError, notFound } from '../platform/errors';
 import { ContactJson, presentContact } from './contacts';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, Page, PageQuery, Rider } from '../platform/pagination';
 
 const date = z.iso.datetime({ offset: true }).or(z.iso.date());

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { AppError, invalidState, notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { MediaJson, MediaRow, presentMedia } from '../media/media';
 import { keysetPage, pageQuerySchema, Page } from '../platform/pagination';
 

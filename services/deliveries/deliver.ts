@@ -7,7 +7,7 @@ import { addressNoun, addressOf, CONTACT_ADDRESS_COLUMNS } from '../contacts/cha
 import type { Principal } from '../identity/principal';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, invalidState, ruleBroken } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { deliverySchema, type DeliveryInput } from './deliveryTypes';
 import { claimExecution, dedupeKey, executionUrl, failUnstartedExecution } from './warpExecutions';
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import type { ErrorBody } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, Page } from '../platform/pagination';
 import type { DeliveryInput, DeliveryJson, DeliveryOutcome } from './deliveryTypes';
 import { recordOutboundMessage } from './outboundMessages';

@@ -4,7 +4,7 @@ import { channelSchema, OutboundMessage, ProviderError } from '../../channels/ty
 import type { Db } from '../../db/knex';
 import type { SendingIntegration } from '../agents/integrations';
 import { ErrorBody, errorBody, errorBodySchema } from '../platform/errors';
-import { newTimeOrderedIds } from '../platform/ids';
+import { newTimeOrderedIds } from '../../db/ids';
 
 /** What a message was sent for: a campaign recipient, a campaign's test send, an artifact delivery, a journey's send step, a form's confirmation link. */
 export const outboundSourceKindSchema = z.enum(['campaign', 'campaign_test', 'delivery', 'automation', 'form']);

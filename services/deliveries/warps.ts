@@ -16,7 +16,7 @@ import {
 } from './warpExecutions';
 import { executionStatusSchema, ExecutionStatus } from './deliveryTypes';
 import { AppError } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { pageQuerySchema } from '../platform/pagination';
 import { deleteMedia } from '../media/media';
 import { deleteSegment } from '../contacts/segments';

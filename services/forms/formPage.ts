@@ -1,4 +1,4 @@
-import { html, Html } from '../../auth/pages';
+import { html, Html } from '../platform/html';
 import type { FormField, FormFieldName, FormRow } from './forms';
 
 /**

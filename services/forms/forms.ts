@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex';
 import { hasActiveIntegration } from '../agents/integrations';
 import { contactFieldsSchema } from '../contacts/contacts';
 import { notFound, parseOrThrow, ruleBroken } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, Page, PageQuery } from '../platform/pagination';
 
 /**

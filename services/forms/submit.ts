@@ -9,7 +9,7 @@ import {
   updateContact,
 } from '../contacts/contacts';
 import { AppError } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { CONSENT_FIELD, FormPageState } from './formPage';
 import type { FormFieldName, FormRow, SubmissionRow } from './forms';
 

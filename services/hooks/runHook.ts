@@ -1,7 +1,7 @@
 import type { Principal } from '../identity/principal';
 import type { AppContext } from '../platform/context';
 import { AppError, errorBody } from '../platform/errors';
-import { executionIdFor } from '../platform/ids';
+import { executionIdFor } from '../../db/ids';
 import { executeWarp } from '../warps/execute';
 import type { HookRunResult } from '../../workflows/contracts/hookRun';
 

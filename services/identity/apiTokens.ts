@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { z } from 'zod';
 import { notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, Page, PageQuery } from '../platform/pagination';
 import { hashSecret, newSecret } from './secrets';
 

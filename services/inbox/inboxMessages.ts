@@ -5,7 +5,7 @@ import { findAgent } from '../agents/agents';
 import { recordEvent } from '../events/outbox';
 import type { Principal } from '../identity/principal';
 import { notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, Page, PageQuery } from '../platform/pagination';
 
 /**

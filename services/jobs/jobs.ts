@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { preparedOnce, type Db } from '../../db/knex';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, ErrorBody, errorBodySchema, notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { JobType, jobTypeNames, prepareJobInput } from './jobTypes';
 import { keysetPage, Page, pageQuerySchema } from '../platform/pagination';
 

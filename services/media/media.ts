@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { AppError, invalidState, notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, Page, PageQuery, Rider } from '../platform/pagination';
 import type { SecretBox } from '../platform/secretBox';
 import type { MediaStorage } from './storage';

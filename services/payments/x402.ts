@@ -14,7 +14,7 @@ import {
 } from '@x402/core/types';
 import type { AppContext } from '../platform/context';
 import { AppError } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { PaymentRefused, type GateRequest, type GateVerdict, type PaymentGate, type PaymentReceipt } from './gate';
 import type { X402GateConfig } from './schemas';
 

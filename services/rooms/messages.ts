@@ -7,7 +7,7 @@ import { AppError } from '../platform/errors';
 import { queueTurn, roomStart, type RoomWorkflow } from '../../workflows/contracts/room';
 import type { AppContext, TeamRef } from '../platform/context';
 import { decodeCursor, encodeCursor, Page } from '../platform/pagination';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { recordEvent } from '../events/outbox';
 import { appendRoomEvents } from './roomEvents';
 import type { RoomRow } from './rooms';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { decodeCursor, Page, PageQuery, toPage } from '../platform/pagination';
 import { ROOM_EVENTS_CHANNEL } from './roomEvents';
 import type { RoomRow } from './roomRow';

@@ -4,7 +4,7 @@ import { credentialAgentId, findAgent, sendingAgent } from '../agents/agents';
 import type { Principal } from '../identity/principal';
 import type { AppContext } from '../platform/context';
 import { AppError, notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { decodeCursor, encodeCursor, Page, PageQuery } from '../platform/pagination';
 import { issueRoomKey } from './roomKeys';
 

@@ -6,7 +6,7 @@ import { executionUrl } from '../deliveries/warpExecutions';
 import type { Principal } from '../identity/principal';
 import type { AppContext } from '../platform/context';
 import { AppError, ErrorBody, validationError } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { recordEvent } from '../events/outbox';
 import { nextMessageSeq } from './messages';
 import { appendRoomEvents } from './roomEvents';

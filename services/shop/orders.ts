@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { notFound, ruleBroken } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, Page, PageQuery } from '../platform/pagination';
 import { currencySchema, moneySchema, ProductRow } from './products';
 

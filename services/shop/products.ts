@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { AppError, notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, Page, PageQuery } from '../platform/pagination';
 
 /** The Shop app's catalog (docs/SHOP.md): products a team sells, named in order items by id or sku. */

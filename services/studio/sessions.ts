@@ -4,7 +4,7 @@ import type { Db } from '../../db/knex';
 import type { StudioProductionStatus } from '../../workflows/contracts/studioProduce';
 import type { ErrorBody } from '../platform/errors';
 import { notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 
 /**
  * Studio sessions (docs/STUDIO.md): a brief, built up by `studio_send`, that the session's agent

@@ -22,7 +22,7 @@ import {
 } from '../deliveries/warpExecutions';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, ruleBroken } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { durationMs, durationSchema } from './duration';
 import { warpId, type WarpCall } from './warpKit';
 

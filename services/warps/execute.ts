@@ -6,7 +6,7 @@ import { sendingAgent } from '../agents/agents';
 import type { Principal } from '../identity/principal';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, ruleBroken, validationError } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { startPrivateWarp } from './privateWarpRuns';
 import { findPrivateWarp, privateWarpNames } from './privateWarps';
 import { builtInWarp, builtInWarpNames } from './registry';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { APPS } from '../agents/apps';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, notFound } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, pageQuerySchema } from '../platform/pagination';
 import type { PrivateWarpRow } from './privateWarps';
 

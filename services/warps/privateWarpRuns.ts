@@ -11,7 +11,7 @@ import type { Principal } from '../identity/principal';
 import { executionUrl, failUnstartedExecution, updateExecution } from '../deliveries/warpExecutions';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, errorBody, validationError } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { promptAgent } from '../rooms/promptAgent';
 import {
   inputsSchema,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PrivateWarpStep } from '../../workflows/contracts/privateWarp';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, validationError } from '../platform/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../../db/ids';
 import { keysetPage, pageQuerySchema } from '../platform/pagination';
 import { durationSchema } from './duration';
 import type { WarpCall } from './warpKit';

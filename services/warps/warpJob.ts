@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex';
 import { sendingAgent } from '../agents/agents';
 import type { AppContext } from '../platform/context';
 import { AppError } from '../platform/errors';
-import { executionIdFor } from '../platform/ids';
+import { executionIdFor } from '../../db/ids';
 import { executeWarp, parseWarpInputs } from './execute';
 import { builtInWarp } from './registry';
 

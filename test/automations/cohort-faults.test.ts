@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { DevServer, startDevServer } from '../../temporal/devServer';
 import { freePort } from '../../temporal/freePort';
 import { cohortWorkflowId, type CohortResult } from '../../workflows/contracts/cohort';

@@ -7,7 +7,7 @@ import { createAutomation } from '../../services/automations/automations';
 import { enrollContacts, exitEnrollment } from '../../services/automations/enroll';
 import { automationCreateSchema } from '../../services/automations/schemas';
 import { createContact, updateContact } from '../../services/contacts/contacts';
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { buildAppContext } from '../../services/platform/context';
 import { cohortWorkflowId, cohortWorkflowName, membersPerStep } from '../../workflows/contracts/cohort';
 import { FakeProviderServer } from '../fakes/providerServer';

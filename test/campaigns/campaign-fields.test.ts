@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { apiClient, newTeam, useProviderSuite } from '../support/helpers';
 import { mcpClient, ok } from '../support/mcpHelpers';
 import { campaignKit } from './campaignKit';

@@ -1,4 +1,4 @@
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { apiClient, ApiClient, newTeam, sleep, useProviderSuite } from '../support/helpers';
 
 /**

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { apiClient, newTeam, sleep, startTestApi, useProviderSuite } from '../support/helpers';
 
 /** Campaign rules and the campaign workflow through the HTTP API, sending to the suite.fake provider over HTTP. */

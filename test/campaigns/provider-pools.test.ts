@@ -1,7 +1,7 @@
 import { createProvider } from '../../channels/providers';
 import { stopSmtpThread } from '../../channels/smtpSender';
 import { ProviderError } from '../../channels/types';
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { sleep, useProviderSuite } from '../support/helpers';
 
 /**

@@ -1,4 +1,4 @@
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { ClusterState, readClusterState } from '../../temporal/cluster';
 import { FakeProviderServer } from '../fakes/providerServer';
 import { startApiProcess, WorkerProcess } from '../setup/stack';

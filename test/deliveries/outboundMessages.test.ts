@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { errorBody } from '../../services/platform/errors';
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { OutboundMessageInput, recordOutboundMessage } from '../../services/deliveries/outboundMessages';
 import { newTeam, testDb, TestTeam } from '../support/helpers';
 

@@ -7,7 +7,7 @@ import { createCampaign } from '../../services/campaigns/create';
 import { createContact } from '../../services/contacts/contacts';
 import type { Principal } from '../../services/identity/principal';
 import { AppContext, buildAppContext } from '../../services/platform/context';
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { campaignContactWorkflowId } from '../../services/warps/campaignContact';
 import { privateWarpWorkflowId } from '../../services/warps/privateWarpRuns';
 import {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createCampaignActivities } from '../../services/campaigns/activities';
 import { offlineTextGenerator } from '../../services/campaigns/content';
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { setIntegration } from '../../services/agents/integrations';
 import { SecretBox } from '../../services/platform/secretBox';
 import {

@@ -18,13 +18,14 @@ import { warpExecutionWorkflowName } from '../../workflows/contracts/warpExecuti
 import { whatsappTemplateWorkflowName } from '../../workflows/contracts/whatsappTemplate';
 
 /**
- * The layering of services/, workflows/ and activities/: no import circle (type imports count,
- * as madge counts them), workflows see only their contracts, and contracts see nothing of the
- * code around them. The same check by hand:
- * `npx -y madge --circular --extensions ts --ts-config tsconfig.json services workflows activities`.
+ * The layering of the product's code: no import circle anywhere (type imports count, as madge
+ * counts them); the layers point one way (api/, mcp/, console/ and activities/ call services/;
+ * services/ know no transport; channels/ and db/ know no services); workflows see only their
+ * contracts, and contracts see nothing of the code around them. The same circle check by hand:
+ * `npx -y madge --circular --extensions ts --ts-config tsconfig.json services workflows activities api mcp console auth channels db temporal`.
  */
 const root = path.resolve(__dirname, '../..');
-const layers = ['services', 'workflows', 'activities'];
+const layers = ['services', 'workflows', 'activities', 'api', 'mcp', 'console', 'auth', 'channels', 'db', 'temporal'];
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -67,9 +68,41 @@ function circles(): string[] {
 }
 
 describe('workflow contracts and layering', () => {
-  it('has no import circle between services/, workflows/ and activities/', () => {
+  it('has no import circle in the product (services, workflows, activities, api, mcp, console, auth, channels, db, temporal)', () => {
     expect(files.length).toBeGreaterThan(40);
+    for (const layer of layers)
+      expect([layer, files.some((f) => rel(f).startsWith(`${layer}/`))]).toEqual([layer, true]);
     expect(circles()).toEqual([]);
+  });
+
+  /** The files of `from` that import anything under one of `forbidden`. */
+  const crossings = (from: string[], forbidden: string[]) =>
+    files
+      .filter((file) => from.some((layer) => rel(file).startsWith(`${layer}/`)))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => forbidden.some((layer) => rel(target).startsWith(`${layer}/`)))
+          .map((target) => `${rel(file)} → ${rel(target)}`),
+      );
+
+  it('services know no transport: nothing of api/, mcp/, console/, auth/ or activities/', () => {
+    expect(crossings(['services'], ['api', 'mcp', 'console', 'auth', 'activities'])).toEqual([]);
+  });
+
+  it('channels/ and db/ know no services, and nothing above them', () => {
+    const above = ['services', 'api', 'mcp', 'console', 'auth', 'activities', 'workflows'];
+    expect(crossings(['channels', 'db'], above)).toEqual([]);
+  });
+
+  it('the surfaces do not reach into each other beyond the shared HTTP plumbing: console/ and mcp/ call services, not api/ routes', () => {
+    // api/app.ts mounts the other routers (the one Express app); mcp/ shares api/'s HTTP helpers
+    // (body parser, rate headers, metrics), never a route or an operation of it.
+    const shared = ['api/http.ts', 'api/auth.ts', 'api/metrics.ts'];
+    const reaches = crossings(['mcp', 'console', 'activities'], ['api', 'mcp', 'console']).filter((edge) => {
+      const [from, to] = edge.split(' → ');
+      return from.split('/')[0] !== to.split('/')[0] && !shared.includes(to);
+    });
+    expect(reaches).toEqual([]);
   });
 
   it('workflows import only their contracts, their own helpers and @temporalio/workflow', () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { createDeliveryActivities } from '../../services/deliveries/activities';
 import type { DeliveryInput, DeliveryState } from '../../services/deliveries/deliveryTypes';
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { setIntegration } from '../../services/agents/integrations';
 import { SecretBox } from '../../services/platform/secretBox';
 import { approve, decline, DeliveryWorkflow, deliveryWorkflowName, progress } from '../../workflows/contracts/delivery';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { createJobActivities } from '../../services/jobs/activities';
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { contactRowValues } from '../../services/contacts/contacts';
 import { storeJobRows } from '../../services/jobs/jobs';
 import { LocalDiskStorage } from '../../services/media/storage';

@@ -3,7 +3,7 @@ import { createDeliveryActivities, createWarpActivities } from '../../services/d
 import { loadConfig } from '../../config';
 import { createLogger } from '../../logger';
 import { buildAppContext } from '../../services/platform/context';
-import { newId } from '../../services/platform/ids';
+import { newId } from '../../db/ids';
 import { dedupeKey } from '../../services/deliveries/warpExecutions';
 import { SensitiveWarp, WarpExecutionInput, warpWorkflowId } from '../../services/deliveries/warps';
 import {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../../db/knex';
-import { newId } from '../../platform/ids';
+import { newId } from '../../../db/ids';
 import { parseScopeParameter, scopesForClient } from '../scopes';
 import { hashSecret, newSecret, sameSecret } from '../secrets';
 import { findClient, OAuthClient } from './clients';

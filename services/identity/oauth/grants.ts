@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { Db } from '../../../db/knex';
-import { newId } from '../../platform/ids';
+import { newId } from '../../../db/ids';
 import { canonicalScopes } from '../scopes';
 import { hashSecret } from '../secrets';
 import type { OAuthClient } from './clients';
