@@ -1045,6 +1045,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/campaigns/totals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Historical totals: campaigns per status and their recipients, sent, skipped, failed, opened, clicked, archived included */
+        get: operations["getCampaignsTotals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/campaigns/{campaignId}": {
         parameters: {
             query?: never;
@@ -13438,6 +13455,114 @@ export interface operations {
             };
             /** @description `webhook_url_refused`, `unknown_media`, `unknown_contact`, `no_recipient`, `recipient_unreachable`, `unknown_agent`, `unknown_product`, `product_inactive`, `currency_mismatch`, `no_agent`, `integration_inactive`, `inbox_address_not_sender`, `provider_channel_mismatch`, `sender_required`, `edits_not_accepted`, `empty_audience`, `unknown_segment`, `unknown_warp_input`, `system_owned_hook`, `invalid_private_warp`, `unknown_private_warp`, `not_available`, `invalid_automation`, `unknown_enroll_field`, `agent_not_self`, `unknown_automation`, `automation_disabled`, `contact_ids_alone`, `contact_required`, `contact_not_sendable`, `send_contact_requires_email`, `unknown_property`, `body_too_long`, `html_email_only`, `subject_not_for_channel`, `title_push_only`, `language_whatsapp_only`, `category_whatsapp_only`, `content_required`, `placeholder_in_both_maps`, `unmapped_placeholder`, `ai_params_need_agent`, `whatsapp_ai_params`, `whatsapp_name_not_slug`, `whatsapp_language_required`, `whatsapp_category_required`, `whatsapp_not_approved`, `not_whatsapp`, `test_send_requires_email` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `temporal_unavailable`, `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCampaignsTotals: {
+        parameters: {
+            query?: {
+                /** @description Only the campaigns of this channel */
+                channel?: "email" | "sms" | "whatsapp" | "push";
+            };
+            header: {
+                /** @description The team the request acts for. Needed with an API token; an OAuth access token may leave it out (it acts for its own team), and if it sends it, it must name that team */
+                "x-team-slug": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The totals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every campaign of the team, archived included */
+                        campaigns: number;
+                        /** @description Of those, how many are archived */
+                        archived: number;
+                        /** @description Campaigns per status (every status listed) */
+                        byStatus: {
+                            draft?: number;
+                            pending?: number;
+                            approved?: number;
+                            rejected?: number;
+                            scheduled?: number;
+                            sending?: number;
+                            completed?: number;
+                            failed?: number;
+                        };
+                        recipients: number;
+                        sent: number;
+                        skipped: number;
+                        failed: number;
+                        opened: number;
+                        clicked: number;
+                    };
+                };
+            };
+            /** @description `validation_error`, `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`, `invalid_signature` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`, `insufficient_scope`, `app_not_installed` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
