@@ -16,7 +16,7 @@ export function jsonBody(limit: string): RequestHandler[] {
   const requireJsonType: RequestHandler = (req, _res, next) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (hasBody && !req.is('application/json') && !req.is('application/*+json')) {
-      throw new AppError(415, 'unsupported_media_type', 'Send the request body as application/json', {
+      throw new AppError('unsupported_media_type', 'Send the request body as application/json', {
         contentType: req.headers['content-type'] ?? null,
       });
     }
@@ -24,7 +24,7 @@ export function jsonBody(limit: string): RequestHandler[] {
   };
   const limitNesting: RequestHandler = (req, _res, next) => {
     if (nestingDepth(req.body) > MAX_JSON_DEPTH) {
-      throw new AppError(400, 'validation_error', `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`, {
+      throw new AppError('validation_error', `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`, {
         issues: [{ path: '', message: 'nested too deeply', code: 'too_deep' }],
       });
     }
@@ -57,7 +57,7 @@ function nestingDepth(value: unknown): number {
 export function requireObjectBody(req: Request): Record<string, unknown> {
   const body: unknown = req.body;
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new AppError(400, 'validation_error', 'A JSON object request body is required', {
+    throw new AppError('validation_error', 'A JSON object request body is required', {
       issues: [{ path: '', message: 'expected a JSON object', code: 'invalid_type' }],
     });
   }
@@ -90,7 +90,7 @@ export async function respondIdempotently(
 }
 
 export const notFoundRoute: RequestHandler = (req) => {
-  throw new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`);
+  throw new AppError('not_found', `No route for ${req.method} ${req.path}`);
 };
 
 interface BodyParserError extends Error {
@@ -111,25 +111,25 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req: Request, re
   if (err instanceof AppError) {
     appError = err;
   } else if (parserError?.type === 'entity.parse.failed') {
-    appError = new AppError(400, 'validation_error', `Request body is not valid JSON: ${parserError.message}`, {
+    appError = new AppError('validation_error', `Request body is not valid JSON: ${parserError.message}`, {
       issues: [{ path: '', message: 'malformed JSON', code: 'invalid_json' }],
     });
   } else if (parserError?.type === 'entity.too.large') {
-    appError = new AppError(413, 'payload_too_large', `Request body exceeds the ${parserError.limit} byte limit`, {
+    appError = new AppError('payload_too_large', `Request body exceeds the ${parserError.limit} byte limit`, {
       limitBytes: parserError.limit,
     });
   } else if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
-    appError = new AppError(415, 'unsupported_media_type', parserError.message);
+    appError = new AppError('unsupported_media_type', parserError.message);
   } else if (unstorable) {
     appError = unstorable;
   } else if (dbDown) {
     req.log?.warn({ err }, 'database unavailable');
     appError = dbDown;
   } else if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
-    appError = new AppError(parserError.status, 'bad_request', parserError.message);
+    appError = new AppError('bad_request', parserError.message);
   } else {
     req.log?.error({ err }, 'unhandled error');
-    appError = new AppError(500, 'internal_error', 'Something went wrong on our side; the request can be retried');
+    appError = new AppError('internal_error', 'Something went wrong on our side; the request can be retried');
   }
   for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
   sendError(req, res, appError.status, appError.toBody());

@@ -1,7 +1,7 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { errorBodySchema } from '../services/platform/errors';
-import { codesWithStatus } from './errorCatalog';
+import { codesWithStatus } from '../services/platform/errorCatalog';
 import { PROBLEM_JSON, problemSchema } from './problemJson';
 import type { Route } from './routeTable';
 

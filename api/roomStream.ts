@@ -13,14 +13,13 @@ export const STREAM_HEARTBEAT_MS = 15_000;
 const STREAM_RECHECK_MS = 5_000;
 const READ_BATCH = 500;
 
-const badKey = () =>
-  new AppError(401, 'unauthorized', 'A valid room key is required: ?key=<ROOM_KEY> from POST /mcp/rooms');
+const badKey = () => new AppError('unauthorized', 'A valid room key is required: ?key=<ROOM_KEY> from POST /mcp/rooms');
 
 /** Last-Event-ID (header, or `lastEventId` in the query for clients that cannot set headers): a sequence we sent. */
 function resumeAfter(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 0;
   if (!/^\d{1,15}$/.test(raw))
-    throw new AppError(400, 'validation_error', 'Last-Event-ID must be the id of an event this stream sent', {
+    throw new AppError('validation_error', 'Last-Event-ID must be the id of an event this stream sent', {
       issues: [{ path: 'Last-Event-ID', message: 'not an event id', code: 'custom' }],
     });
   return Number(raw);

@@ -57,7 +57,7 @@ export const locationHeader = z.object({
   location: z.url().describe('The created resource (or, for accepted work, where to poll it)'),
 });
 
-/** A status the handler answers itself; errors come from the catalog (api/errorCatalog.ts). */
+/** A status the handler answers itself; errors come from the catalog (services/platform/errorCatalog.ts). */
 export type SuccessStatus = 200 | 201 | 202 | 204 | 403 | 409;
 
 type ParsedBody<B extends RequestBody | undefined> = B extends { kind: 'json'; schema: infer S extends z.ZodType }

@@ -120,9 +120,9 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
     async (req: Request, _res: Response, next: NextFunction) => {
       const token = req.cookies?.[SESSION_COOKIE];
       if (typeof token !== 'string' || !token)
-        throw new AppError(401, 'unauthorized', 'Sign in to the console first: /app/login');
+        throw new AppError('unauthorized', 'Sign in to the console first: /app/login');
       if (!sameSecret(req.headers[CSRF_HEADER], csrfTokenOf(token)))
-        throw new AppError(403, 'forbidden', 'The console request is missing its CSRF token; reload the page');
+        throw new AppError('forbidden', 'The console request is missing its CSRF token; reload the page');
       req.headers.authorization = `Bearer ${token}`;
       const slug = req.cookies?.[TEAM_COOKIE];
       if (typeof slug === 'string' && slug) req.headers['x-team-slug'] = slug;
@@ -139,7 +139,7 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
 
   router.get('/app/assets/*name', (req, res) => {
     const asset = assetOf((req.params as { name: string[] }).name);
-    if (!asset) throw new AppError(404, 'not_found', 'No such console asset');
+    if (!asset) throw new AppError('not_found', 'No such console asset');
     res.setHeader('Cache-Control', 'no-cache');
     res.type(asset.type).send(fs.readFileSync(asset.file));
   });
@@ -194,7 +194,7 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
     const session = await sessionOf(req);
     if (session && sameSecret(req.body?.csrf_token, csrfTokenOf(session.token)))
       await revokeApiToken(ctx.db, session.userId, session.tokenId);
-    else if (session) throw new AppError(403, 'forbidden', 'The sign-out form is missing its CSRF token');
+    else if (session) throw new AppError('forbidden', 'The sign-out form is missing its CSRF token');
     res.clearCookie(SESSION_COOKIE, { path: '/' });
     res.redirect(303, '/app/login');
   });
@@ -203,9 +203,9 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
     const session = await sessionOf(req);
     if (!session) return res.redirect(303, '/app/login');
     if (!sameSecret(req.body?.csrf_token, csrfTokenOf(session.token)))
-      throw new AppError(403, 'forbidden', 'The team form is missing its CSRF token');
+      throw new AppError('forbidden', 'The team form is missing its CSRF token');
     const team = session.teams.find((t) => t.teamSlug === req.body?.team);
-    if (!team) throw new AppError(404, 'not_found', 'Team not found');
+    if (!team) throw new AppError('not_found', 'Team not found');
     res.cookie(TEAM_COOKIE, team.teamSlug, cookieOptions(365 * 24 * 3600 * 1000));
     res.redirect(303, safeNext(req.body?.next));
   });
@@ -219,7 +219,7 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
         res.clearCookie(SESSION_COOKIE, { path: '/' });
         return res.redirect(303, `/app/login?next=${encodeURIComponent(req.path)}`);
       }
-      if (!session.team) throw new AppError(403, 'forbidden', 'Your account is not a member of any team');
+      if (!session.team) throw new AppError('forbidden', 'Your account is not a member of any team');
       const user = await ctx.db('users').where({ id: session.userId }).first('email');
       res.type('html').send(
         consolePage({

@@ -36,7 +36,6 @@ export function mcpAudience(ctx: AppContext, agent?: string): Audience {
 function requireMcpUse(principal: Principal, audience: Audience): void {
   if (grants(principal.scopes, 'read') && grants(principal.scopes, 'write')) return;
   throw new AppError(
-    403,
     'insufficient_scope',
     'The MCP endpoint needs scope mcp:use',
     { requiredScope: 'mcp:use' },
@@ -149,7 +148,7 @@ export function mcpRouter(ctx: AppContext): Router {
       ]);
       sendRateHeaders(res, rate);
       if (onlyApp && !installed.has(onlyApp)) {
-        throw new AppError(403, 'app_not_installed', `The team has not installed the ${onlyApp} app`, {
+        throw new AppError('app_not_installed', `The team has not installed the ${onlyApp} app`, {
           app: onlyApp,
           install: `PUT ${ctx.config.baseUrl}/apps/${onlyApp}`,
         });

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { withErrorTable } from '../api/errorCatalog';
+import { withErrorTable } from '../services/platform/errorCatalog';
 
-/** Rewrites docs/API.md's error table (between its markers) from api/errorCatalog.ts. */
+/** Rewrites docs/API.md's error table (between its markers) from services/platform/errorCatalog.ts. */
 const file = path.resolve(__dirname, '../docs/API.md');
 const before = fs.readFileSync(file, 'utf8');
 const after = withErrorTable(before);
@@ -10,5 +10,5 @@ if (after === before) {
   console.log('docs/API.md: the error table is up to date');
 } else {
   fs.writeFileSync(file, after);
-  console.log('docs/API.md: error table rewritten from api/errorCatalog.ts');
+  console.log('docs/API.md: error table rewritten from services/platform/errorCatalog.ts');
 }

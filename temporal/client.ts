@@ -34,7 +34,6 @@ export class TemporalUnavailable extends AppError {
     readonly neverReached: boolean,
   ) {
     super(
-      503,
       'temporal_unavailable',
       'The workflow service (Temporal) is not answering; retry the request shortly',
       details,

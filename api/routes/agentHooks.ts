@@ -31,7 +31,6 @@ async function authenticate(ctx: AppContext, req: Request, agentUuid: string) {
   const agent = await agentForKey(ctx.db, agentUuid, req.headers.authorization);
   if (!agent)
     throw new AppError(
-      401,
       'unauthorized',
       'A valid AGENT_AUTH_KEY of this agent is required (Authorization: Bearer ak_…)',
       undefined,
@@ -46,7 +45,7 @@ function jsonOf(raw: Buffer): unknown {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {
-    throw new AppError(400, 'validation_error', 'Invalid body: the request body must be JSON', {
+    throw new AppError('validation_error', 'Invalid body: the request body must be JSON', {
       issues: [{ path: '', message: 'not JSON', code: 'invalid_json' }],
     });
   }

@@ -25,19 +25,19 @@ function receiveUpload(ctx: AppContext): RequestHandler {
   }).single('file');
   return (req: Request, res: Response, next: NextFunction) => {
     if (!req.is('multipart/form-data')) {
-      throw new AppError(415, 'unsupported_media_type', 'Upload a file as multipart/form-data in the field "file"');
+      throw new AppError('unsupported_media_type', 'Upload a file as multipart/form-data in the field "file"');
     }
     receiveFile(req, res, (err: unknown) => {
       if (!err) return next();
       if (err instanceof multer.MulterError) {
         if (err.code === 'LIMIT_FILE_SIZE') return next(fileTooLarge(maxBytes));
         return next(
-          new AppError(400, 'validation_error', `Invalid upload: ${err.message}`, {
+          new AppError('validation_error', `Invalid upload: ${err.message}`, {
             issues: [{ path: err.field ?? 'file', message: err.message, code: err.code }],
           }),
         );
       }
-      next(new AppError(400, 'validation_error', `Invalid upload: ${(err as Error).message}`));
+      next(new AppError('validation_error', `Invalid upload: ${(err as Error).message}`));
     });
   };
 }
@@ -65,9 +65,9 @@ export function mediaRoutes(ctx: AppContext): Route[] {
     const mediaId = String(req.params.mediaId);
     if (req.query.sig === undefined) return next();
     if (!verifySignedMedia(ctx.secretBox, mediaId, req.query.expires, req.query.sig))
-      throw new AppError(403, 'forbidden', 'This download link is invalid or has expired');
+      throw new AppError('forbidden', 'This download link is invalid or has expired');
     const media = await ctx.db('media').where({ id: mediaId }).first();
-    if (!media) throw new AppError(404, 'not_found', 'Media not found');
+    if (!media) throw new AppError('not_found', 'Media not found');
     sendFile(res, media);
   };
 
@@ -87,7 +87,7 @@ export function mediaRoutes(ctx: AppContext): Route[] {
       responses: { 201: json(mediaSchema, 'The file', locationHeader) },
       handler: async ({ req }) => {
         if (!req.file)
-          throw new AppError(400, 'validation_error', 'Send the file in the multipart field "file"', {
+          throw new AppError('validation_error', 'Send the file in the multipart field "file"', {
             issues: [{ path: 'file', message: 'required', code: 'invalid_type' }],
           });
         const media = await storeMedia(ctx.db, storage, authOf(req).team.id, req.file, ctx.config.baseUrl);

@@ -12,7 +12,7 @@ function jsonOf(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {
-    throw new AppError(400, 'validation_error', 'The webhook body is not JSON');
+    throw new AppError('validation_error', 'The webhook body is not JSON');
   }
 }
 
@@ -61,7 +61,7 @@ export function webhooksRoutes(ctx: AppContext): Route[] {
       errors: [401, 404],
       handler: async ({ req, params, body }) => {
         const secret = ctx.config.EMAIL_WEBHOOK_SECRETS[params.provider];
-        if (!secret) throw new AppError(404, 'not_found', `No webhook is configured for provider ${params.provider}`);
+        if (!secret) throw new AppError('not_found', `No webhook is configured for provider ${params.provider}`);
         const eventId = verifySvixSignature(secret, req.headers, body);
         return { status: 200, body: await recordEmailEvent(ctx.db, params.provider, eventId, jsonOf(body)) };
       },
@@ -82,14 +82,13 @@ export function webhooksRoutes(ctx: AppContext): Route[] {
       errors: [401, 404],
       handler: async ({ req, body }) => {
         const secret = ctx.config.WHATSAPP_APP_SECRET;
-        if (!secret)
-          throw new AppError(404, 'not_found', 'The WhatsApp webhook is not configured (WHATSAPP_APP_SECRET)');
+        if (!secret) throw new AppError('not_found', 'The WhatsApp webhook is not configured (WHATSAPP_APP_SECRET)');
         const expected = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
         const given = req.headers['x-hub-signature-256'];
         if (typeof given !== 'string' || !sameSecret(given, expected))
-          throw new AppError(401, 'invalid_signature', 'The webhook signature does not match');
+          throw new AppError('invalid_signature', 'The webhook signature does not match');
         const parsed = whatsappWebhookSchema.safeParse(jsonOf(body));
-        if (!parsed.success) throw new AppError(400, 'validation_error', 'Not a WhatsApp webhook payload');
+        if (!parsed.success) throw new AppError('validation_error', 'Not a WhatsApp webhook payload');
         let applied = 0;
         for (const entry of parsed.data.entry) {
           for (const change of entry.changes) {

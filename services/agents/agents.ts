@@ -249,7 +249,7 @@ export function mcpScopeQuery(
 export function mcpScopeOf(row: McpScopeRow, named: string | undefined): McpScope {
   if (!row.agent_id) {
     if (named !== undefined) throw notFound('Agent');
-    throw new AppError(422, 'no_agent', 'The team has no agent to send with');
+    throw new AppError('no_agent', 'The team has no agent to send with');
   }
   return { agent: { id: row.agent_id, mode: row.agent_mode! }, installed: installedOf(row.apps) };
 }
@@ -264,12 +264,12 @@ export async function sendingAgent(
 ): Promise<{ id: string; mode: 'auto' | 'manual' }> {
   if (named) {
     const agent = await findAgent(db, teamId, named);
-    if (!agent) throw new AppError(422, 'unknown_agent', 'agentId is not an agent of this team', { agentId: named });
+    if (!agent) throw new AppError('unknown_agent', 'agentId is not an agent of this team', { agentId: named });
     return { id: agent.id, mode: agent.mode as 'auto' | 'manual' };
   }
   const agent =
     (preferred ? await findAgent(db, teamId, preferred) : undefined) ??
     (await db('agents').where({ team_id: teamId }).orderBy('seq').first());
-  if (!agent) throw new AppError(422, 'no_agent', 'The team has no agent to send with');
+  if (!agent) throw new AppError('no_agent', 'The team has no agent to send with');
   return { id: agent.id, mode: agent.mode };
 }

@@ -81,22 +81,21 @@ function checkSender(
   if (channel === 'email') {
     if (!from) {
       if (provider === 'sandbox') return;
-      throw new AppError(422, 'sender_required', 'An email integration needs a from address');
+      throw new AppError('sender_required', 'An email integration needs a from address');
     }
     if (!emailSchema.safeParse(from).success)
-      throw new AppError(400, 'validation_error', 'Invalid body: from: an email address', {
+      throw new AppError('validation_error', 'Invalid body: from: an email address', {
         issues: [{ path: 'from', message: 'invalid email', code: 'invalid_format' }],
       });
     const domain = from.split('@')[1].toLowerCase();
     if (domain === inboxDomain || domain.endsWith(`.${inboxDomain}`)) {
       throw new AppError(
-        422,
         'inbox_address_not_sender',
         `${from} is an agent inbox on ${inboxDomain}, which only receives; send from another address`,
       );
     }
   } else if (channel !== 'push' && from && !phoneSchema.safeParse(from).success) {
-    throw new AppError(400, 'validation_error', 'Invalid body: from: an E.164 phone number such as +15551234567', {
+    throw new AppError('validation_error', 'Invalid body: from: an E.164 phone number such as +15551234567', {
       issues: [{ path: 'from', message: 'invalid phone', code: 'invalid_format' }],
     });
   }
@@ -135,7 +134,7 @@ export async function setIntegration(
   if (!channel.success) throw notFound(`Channel ${channelParam}`);
   const definition = providerDefinitions[input.provider];
   if (!(definition.channels as readonly Channel[]).includes(channel.data)) {
-    throw new AppError(422, 'provider_channel_mismatch', `${input.provider} does not serve ${channel.data}`, {
+    throw new AppError('provider_channel_mismatch', `${input.provider} does not serve ${channel.data}`, {
       supports: definition.channels,
     });
   }
@@ -170,7 +169,7 @@ export async function setIntegration(
 }
 
 const prefixed = (error: AppError, field: string) =>
-  new AppError(error.status, error.code, error.message.replace('Invalid body: ', `Invalid body: ${field}.`), {
+  new AppError(error.code, error.message.replace('Invalid body: ', `Invalid body: ${field}.`), {
     issues: ((error.details?.issues ?? []) as { path: string }[]).map((i) => ({
       ...i,
       path: i.path ? `${field}.${i.path}` : field,

@@ -70,7 +70,7 @@ const present = (row: SkillRow): SkillJson => ({
 /** The 409 for a name the agent already uses (names are how a person and a model refer to skills). */
 async function nameTaken(db: Db, agentId: string, name: string): Promise<AppError> {
   const existing = await db('skills').where({ agent_id: agentId, name }).first('id');
-  return new AppError(409, 'conflict', `The agent already has a skill named "${name}"`, { skillId: existing?.id });
+  return new AppError('conflict', `The agent already has a skill named "${name}"`, { skillId: existing?.id });
 }
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';

@@ -79,7 +79,7 @@ export async function enrollContact(
     // Ended between the conflict and this read: enroll again.
     if (active) return { id: active.id, created: false };
   }
-  throw new AppError(409, 'conflict', 'The contact is being enrolled and leaving at the same time; retry');
+  throw new AppError('conflict', 'The contact is being enrolled and leaving at the same time; retry');
 }
 
 /**

@@ -125,7 +125,7 @@ export async function checkSteps(db: Db, teamId: string, agentId: string, steps:
     }
   }
   if (issues.length)
-    throw new AppError(422, 'invalid_automation', `The steps are not valid: ${issues[0].path}: ${issues[0].message}`, {
+    throw new AppError('invalid_automation', `The steps are not valid: ${issues[0].path}: ${issues[0].message}`, {
       issues,
     });
   return plan;

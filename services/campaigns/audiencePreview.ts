@@ -61,7 +61,7 @@ export async function previewCampaignAudience(db: Db, teamId: string, input: z.i
     return previewAudience(db, teamId, campaign.channel, audience);
   }
   if (!input.channel) {
-    throw new AppError(400, 'validation_error', 'Give campaignId, or channel with segmentId / tags / contactIds', {
+    throw new AppError('validation_error', 'Give campaignId, or channel with segmentId / tags / contactIds', {
       issues: [{ path: 'channel', message: 'required without campaignId', code: 'invalid_type' }],
     });
   }

@@ -26,14 +26,14 @@ export function verifySvixSignature(
     typeof signatures !== 'string' ||
     !/^\d+$/.test(timestamp)
   ) {
-    throw new AppError(401, 'invalid_signature', 'svix-id, svix-timestamp and svix-signature are required');
+    throw new AppError('invalid_signature', 'svix-id, svix-timestamp and svix-signature are required');
   }
   if (Math.abs(now / 1000 - Number(timestamp)) > TOLERANCE_SECONDS)
-    throw new AppError(401, 'invalid_signature', 'The webhook timestamp is outside the five-minute tolerance');
+    throw new AppError('invalid_signature', 'The webhook timestamp is outside the five-minute tolerance');
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
   const ok = signatures.split(' ').some((part) => part.startsWith('v1,') && sameSecret(part.slice(3), expected));
-  if (!ok) throw new AppError(401, 'invalid_signature', 'The webhook signature does not match');
+  if (!ok) throw new AppError('invalid_signature', 'The webhook signature does not match');
   return id;
 }
 
@@ -59,7 +59,7 @@ export async function recordEmailEvent(
 ): Promise<{ applied: boolean }> {
   const parsed = emailEventSchema.safeParse(raw);
   if (!parsed.success)
-    throw new AppError(400, 'validation_error', 'Not an email event', {
+    throw new AppError('validation_error', 'Not an email event', {
       issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
     });
   const column =

@@ -66,7 +66,7 @@ export async function testSendCampaign(
     return { sent: true, to: contact.email as string, subject, providerMessageId };
   } catch (err) {
     if (err instanceof ProviderError) {
-      throw new AppError(502, 'provider_failed', `The email provider refused the test message: ${err.message}`, {
+      throw new AppError('provider_failed', `The email provider refused the test message: ${err.message}`, {
         retryable: err.retryable,
       });
     }

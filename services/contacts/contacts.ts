@@ -238,7 +238,7 @@ export async function createContact(db: Db, teamId: string, input: ContactCreate
       .where({ team_id: teamId })
       .whereRaw('lower(email) = lower(?)', [input.email ?? null])
       .first('id');
-    throw new AppError(409, 'conflict', `A contact with email ${input.email} already exists`, {
+    throw new AppError('conflict', `A contact with email ${input.email} already exists`, {
       contactId: existing?.id,
     });
   }
@@ -317,7 +317,7 @@ export async function updateContact(db: Db, teamId: string, id: string, input: C
         .where({ team_id: teamId })
         .whereRaw('lower(email) = lower(?)', [input.email ?? null])
         .first('id');
-      throw new AppError(409, 'conflict', `A contact with email ${input.email} already exists`, {
+      throw new AppError('conflict', `A contact with email ${input.email} already exists`, {
         contactId: existing?.id,
       });
     }

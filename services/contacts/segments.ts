@@ -176,12 +176,9 @@ async function checkProperties(db: Db, teamId: string, definition: SegmentDefini
       .whereRaw('contacts.properties \\? ?', [key])
       .first('id');
     if (!used)
-      throw new AppError(
-        422,
-        'unknown_property',
-        `No contact has the property "${key}" yet; set it on a contact first`,
-        { property: key },
-      );
+      throw new AppError('unknown_property', `No contact has the property "${key}" yet; set it on a contact first`, {
+        property: key,
+      });
   }
 }
 
@@ -229,7 +226,7 @@ export async function deleteSegment(db: Db, teamId: string, segmentId: string): 
     .whereIn('status', ['draft', 'pending', 'approved', 'rejected', 'scheduled', 'sending'])
     .pluck('id');
   if (users.length)
-    throw new AppError(409, 'invalid_state', 'Campaigns that have not been sent use this segment', {
+    throw new AppError('invalid_state', 'Campaigns that have not been sent use this segment', {
       campaignIds: users,
     });
   await db('segments').where({ id: segmentId }).delete();

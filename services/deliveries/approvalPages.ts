@@ -395,6 +395,6 @@ export const linkDecisionSchema = z.object({ decision: z.enum(['approve', 'decli
 /** The form's decision, or a 400 that says what is expected. */
 export function parseLinkDecision(body: unknown): 'approve' | 'decline' {
   const parsed = linkDecisionSchema.safeParse(body ?? {});
-  if (!parsed.success) throw new AppError(400, 'validation_error', 'decision must be approve or decline');
+  if (!parsed.success) throw new AppError('validation_error', 'decision must be approve or decline');
   return parsed.data.decision;
 }

@@ -177,12 +177,12 @@ async function checkReferences(
     const found = await trx('media').where({ team_id: teamId }).whereIn('id', unique).pluck('id');
     const missing = unique.filter((id) => !found.includes(id));
     if (missing.length)
-      throw new AppError(422, 'unknown_media', 'Some media ids are not files of this team', { mediaIds: missing });
+      throw new AppError('unknown_media', 'Some media ids are not files of this team', { mediaIds: missing });
   }
   if (input.contactId) {
     const contact = await trx('contacts').where({ team_id: teamId, id: input.contactId }).first('id');
     if (!contact)
-      throw new AppError(422, 'unknown_contact', 'contactId is not a contact of this team', {
+      throw new AppError('unknown_contact', 'contactId is not a contact of this team', {
         contactId: input.contactId,
       });
   }

@@ -63,7 +63,7 @@ export async function deliverArtifacts(
     .whereIn('id', artifactIds)
     .select('id', 'status', 'contact_id');
   const missing = artifactIds.filter((id) => !artifacts.some((a) => a.id === id));
-  if (missing.length) throw new AppError(404, 'not_found', 'Artifact not found', { artifactIds: missing });
+  if (missing.length) throw new AppError('not_found', 'Artifact not found', { artifactIds: missing });
   const notReady = artifacts.filter((a) => a.status !== 'ready' && a.status !== 'sent');
   if (notReady.length) {
     throw invalidState('Only ready (or already sent) artifacts can be delivered; mark drafts ready first', {

@@ -27,7 +27,7 @@ const notPending = (status: string) =>
 /** Approvals come from people: an API token (made by a human in the product) or a signed link, never an agent's OAuth token. */
 function requirePerson(principal: Principal): void {
   if (principal.kind !== 'api_token')
-    throw new AppError(403, 'forbidden', 'Approvals are given by people: use an API token or the approval link');
+    throw new AppError('forbidden', 'Approvals are given by people: use an API token or the approval link');
 }
 
 /** The `approve` Update: its validator refuses anything not pending, so a late or second approval is 409. */
@@ -43,7 +43,6 @@ export async function approveExecution(
   if (row.status !== 'pending_approval') throw notPending(row.status);
   if (row.warp !== 'artifact-deliver' && Object.keys(edits).length) {
     throw new AppError(
-      422,
       'edits_not_accepted',
       `${row.warp} is approved as it is: only a delivery's message and subject can be edited`,
       { warp: row.warp },
@@ -64,7 +63,6 @@ export async function approveExecution(
       throw notPending((await executionRow(ctx.db, teamId, executionId)).status);
     if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
       throw new AppError(
-        503,
         'temporal_unavailable',
         'The approval could not be delivered; retry',
         {},

@@ -50,10 +50,10 @@ export const hashAuthKey = (key: string) => createHash('sha256').update(key).dig
 /** A person with admin rights in the team, signed in to the product (an API token): never an agent's credential. */
 async function requireAdminPerson(db: Db, teamId: string, principal: Principal): Promise<string> {
   if (principal.kind !== 'api_token')
-    throw new AppError(403, 'forbidden', 'Agent auth keys are created and revoked by a person: use an API token');
+    throw new AppError('forbidden', 'Agent auth keys are created and revoked by a person: use an API token');
   const membership = await db('memberships').where({ team_id: teamId, user_id: principal.userId }).first('role');
   if (!membership || !ADMIN_ROLES.includes(membership.role))
-    throw new AppError(403, 'forbidden', "Agent auth keys need a team admin (the team's owner or an admin)", {
+    throw new AppError('forbidden', "Agent auth keys need a team admin (the team's owner or an admin)", {
       requiredRole: ADMIN_ROLES,
     });
   return principal.userId;

@@ -73,17 +73,14 @@ async function declaredInputs(ctx: AppContext, teamId: string, warp: string): Pr
   }
   const row = await ctx.db('private_warps').where({ team_id: teamId, name: warp }).first('inputs');
   if (!row)
-    throw new AppError(
-      404,
-      'unknown_warp',
-      `Unknown warp ${warp}: not a built-in warp nor a private warp of the team`,
-      { warp },
-    );
+    throw new AppError('unknown_warp', `Unknown warp ${warp}: not a built-in warp nor a private warp of the team`, {
+      warp,
+    });
   return Object.keys(row.inputs);
 }
 
 function refuse(field: string, message: string): never {
-  throw new AppError(400, 'validation_error', `Invalid body: ${field}: ${message}`, {
+  throw new AppError('validation_error', `Invalid body: ${field}: ${message}`, {
     issues: [{ path: field, message, code: 'custom' }],
   });
 }

@@ -38,14 +38,9 @@ export const deliveryIdOf = (headers: Record<string, unknown>, raw: Buffer): str
   );
   if (given !== undefined) {
     if (given.length > 255)
-      throw new AppError(
-        400,
-        'validation_error',
-        'Invalid header: webhook-id / Idempotency-Key: at most 255 characters',
-        {
-          issues: [{ path: 'webhook-id', message: 'at most 255 characters', code: 'too_big' }],
-        },
-      );
+      throw new AppError('validation_error', 'Invalid header: webhook-id / Idempotency-Key: at most 255 characters', {
+        issues: [{ path: 'webhook-id', message: 'at most 255 characters', code: 'too_big' }],
+      });
     return given;
   }
   return `sha256:${createHash('sha256').update(raw).digest('hex')}`;
@@ -68,14 +63,9 @@ export async function receiveInbound(
   payload: unknown,
 ): Promise<InboundAnswer> {
   if (!INBOUND_SOURCE.test(source))
-    throw new AppError(
-      400,
-      'validation_error',
-      'Invalid query: source: lowercase letters, digits, . _ - (at most 64)',
-      {
-        issues: [{ path: 'source', message: 'lowercase letters, digits, . _ - (at most 64)', code: 'custom' }],
-      },
-    );
+    throw new AppError('validation_error', 'Invalid query: source: lowercase letters, digits, . _ - (at most 64)', {
+      issues: [{ path: 'source', message: 'lowercase letters, digits, . _ - (at most 64)', code: 'custom' }],
+    });
   const hooks: HookRow[] = await ctx
     .db('hooks')
     .where({ team_id: agent.teamId, agent_id: agent.agentId, source: 'inbound', event: source, enabled: true })

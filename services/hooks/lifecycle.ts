@@ -87,7 +87,6 @@ export function lifecycleType(body: unknown): (typeof LIFECYCLE_TYPES)[number] {
   if (typeof type === 'string' && (LIFECYCLE_TYPES as readonly string[]).includes(type))
     return type as (typeof LIFECYCLE_TYPES)[number];
   throw new AppError(
-    400,
     'validation_error',
     `Invalid body: type: ${typeof type === 'string' ? `unknown type ${type}` : 'required'}; known types: ${LIFECYCLE_TYPES.join(', ')}`,
     { knownTypes: LIFECYCLE_TYPES, issues: [{ path: 'type', message: 'unknown lifecycle type', code: 'custom' }] },

@@ -44,7 +44,6 @@ export async function requirePlatformAdmin(db: Db, principal: Principal): Promis
       : undefined;
   if (!admin)
     throw new AppError(
-      403,
       'forbidden',
       "This needs a platform operator's API token (see `npm run cli -- grant-admin`); team owners cannot change plans",
     );

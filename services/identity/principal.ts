@@ -43,7 +43,7 @@ export const unauthorized = (
   message = 'A valid bearer credential is required',
   tokenPresented = false,
 ) =>
-  new AppError(401, 'unauthorized', message, undefined, {
+  new AppError('unauthorized', message, undefined, {
     'WWW-Authenticate': `Bearer realm="team-agent-platform"${tokenPresented ? ', error="invalid_token"' : ''}, resource_metadata="${audience.resourceMetadataUrl}"`,
   });
 
@@ -161,7 +161,7 @@ export async function authenticateForTeam(
   // A header that names another team is refused like a team the caller is not in (403), not
   // ignored: a client that believes it acts for that team learns at once that it does not.
   if (slug !== undefined && oauth.teamSlug !== slug)
-    throw new AppError(403, 'forbidden', `This access token acts for another team, not "${slug}"`);
+    throw new AppError('forbidden', `This access token acts for another team, not "${slug}"`);
   return { principal: oauthPrincipal(oauth), team: { id: oauth.teamId, slug: oauth.teamSlug, plan: oauth.plan } };
 }
 
@@ -249,7 +249,6 @@ async function teamRequired(db: Db, userId: string): Promise<AppError> {
     .pluck('teams.slug');
   const example = teams[0] ?? 'acme';
   return new AppError(
-    400,
     'validation_error',
     `This API token works for every team of its user: send the header X-Team-Slug with your team's slug (for example X-Team-Slug: ${example})`,
     {
@@ -287,7 +286,6 @@ export async function authenticateForMcp(
       .select('teams.id', 'teams.slug', 'teams.plan');
     if (teams.length !== 1) {
       throw new AppError(
-        400,
         'validation_error',
         "This API token's user is in several teams (or none): name the team in the X-Team-Slug header",
         {
@@ -327,13 +325,12 @@ export async function authenticateMcpRequest<Row = never>(
   return authenticateForMcp(db, authorization, slug, audience);
 }
 
-const notAMember = (slug: string) => new AppError(403, 'forbidden', `You are not a member of team "${slug}"`);
+const notAMember = (slug: string) => new AppError('forbidden', `You are not a member of team "${slug}"`);
 
 export function requireAccess(principal: Principal, access: Access): void {
   if (!grants(principal.scopes, access)) {
     const needed = access === 'read' ? 'mcp:read' : 'mcp:write';
     throw new AppError(
-      403,
       'insufficient_scope',
       `This operation needs scope ${needed} (or mcp:use)`,
       { requiredScope: needed },
@@ -348,7 +345,6 @@ export function requireAccess(principal: Principal, access: Access): void {
 export function requireUser(principal: Principal): string {
   if (principal.userId === null)
     throw new AppError(
-      403,
       'forbidden',
       "This needs a user's credential; a client_credentials token acts for a team, not a user",
     );

@@ -77,7 +77,7 @@ function parseCsvRows(csv: string): Record<string, unknown>[] {
       bom: true,
     });
   } catch (err) {
-    throw new AppError(400, 'validation_error', `Invalid input: csv could not be parsed: ${(err as Error).message}`, {
+    throw new AppError('validation_error', `Invalid input: csv could not be parsed: ${(err as Error).message}`, {
       issues: [{ path: 'input.csv', message: (err as Error).message, code: 'custom' }],
     });
   }
@@ -91,9 +91,9 @@ export const jobTypes = {
     async prepare(_db, _teamId, input) {
       const parsed = input as z.infer<typeof importInputSchema>;
       const rows = parsed.rows ?? parseCsvRows(parsed.csv!);
-      if (rows.length === 0) throw new AppError(400, 'validation_error', 'Invalid input: the csv has no data rows');
+      if (rows.length === 0) throw new AppError('validation_error', 'Invalid input: the csv has no data rows');
       if (rows.length > MAX_IMPORT_ROWS) {
-        throw new AppError(400, 'validation_error', `Invalid input: at most ${MAX_IMPORT_ROWS} rows per import`);
+        throw new AppError('validation_error', `Invalid input: at most ${MAX_IMPORT_ROWS} rows per import`);
       }
       return { input: { rowCount: rows.length, source: parsed.csv !== undefined ? 'csv' : 'rows' }, rows };
     },
@@ -111,7 +111,7 @@ export const jobTypes = {
     async prepare(db, teamId, input) {
       const parsed = input as IngestInput;
       if (!(await findAgent(db, teamId, parsed.agentId))) {
-        throw new AppError(404, 'not_found', `Agent ${parsed.agentId} not found`);
+        throw new AppError('not_found', `Agent ${parsed.agentId} not found`);
       }
       return { input: parsed };
     },
@@ -135,7 +135,7 @@ export function isJobType(type: string): type is JobType {
 /** A job type's name is one of the registry's, else 400 `validation_error` listing them (`details.knownTypes`). */
 export function requireJobType(type: string): asserts type is JobType {
   if (!isJobType(type)) {
-    throw new AppError(400, 'validation_error', `Unknown job type "${type}"; known types: ${jobTypeNames.join(', ')}`, {
+    throw new AppError('validation_error', `Unknown job type "${type}"; known types: ${jobTypeNames.join(', ')}`, {
       issues: [{ path: 'type', message: 'unknown job type', code: 'invalid_value' }],
       knownTypes: jobTypeNames,
     });

@@ -103,7 +103,7 @@ export async function createJob(
         existing.type !== type ||
         !isDeepStrictEqual(existing.input, JSON.parse(JSON.stringify(prepared.input ?? null)))
       ) {
-        throw new AppError(409, 'conflict', 'This Idempotency-Key was used for another job', { jobId });
+        throw new AppError('conflict', 'This Idempotency-Key was used for another job', { jobId });
       }
       return;
     }

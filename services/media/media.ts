@@ -74,7 +74,7 @@ const cleanFilename = (name: string) =>
 
 /** The one size rule for files, whichever surface they arrive on. */
 export const fileTooLarge = (maxBytes: number) =>
-  new AppError(413, 'payload_too_large', `Files are limited to ${maxBytes} bytes`, { limitBytes: maxBytes });
+  new AppError('payload_too_large', `Files are limited to ${maxBytes} bytes`, { limitBytes: maxBytes });
 
 export async function storeMedia(
   db: Db,
@@ -85,7 +85,7 @@ export async function storeMedia(
 ): Promise<MediaJson> {
   const contentType = file.mimetype.toLowerCase();
   if (!(ALLOWED_MEDIA_TYPES as readonly string[]).includes(contentType)) {
-    throw new AppError(415, 'unsupported_media_type', `Files of type ${file.mimetype} are not accepted`, {
+    throw new AppError('unsupported_media_type', `Files of type ${file.mimetype} are not accepted`, {
       allowed: ALLOWED_MEDIA_TYPES,
     });
   }

@@ -85,7 +85,7 @@ export class PaymentRefused extends AppError {
     readonly paymentRequired: PaymentRequiredV1,
     extra: Record<string, unknown> = {},
   ) {
-    super(402, 'payment_required', message, { reason, ...extra, ...paymentRequired });
+    super('payment_required', message, { reason, ...extra, ...paymentRequired });
   }
 }
 

@@ -27,7 +27,6 @@ export const MCP_PAYMENT_RESPONSE_META = 'x402/payment-response';
 /** The facilitator did not answer the verification: nothing was taken, and the same payment may come again. */
 const verifyUnavailable = (err: unknown) =>
   new AppError(
-    502,
     'payment_facilitator_unavailable',
     'The payment facilitator did not answer the verification: nothing was charged and the call did not run; retry the same payment',
     { phase: 'verify', outcome: 'not_charged', cause: err instanceof Error ? err.message : String(err) },
@@ -40,7 +39,6 @@ const verifyUnavailable = (err: unknown) =>
  */
 const settleUnknown = (paymentId: string, err: unknown) =>
   new AppError(
-    502,
     'payment_facilitator_unavailable',
     'The payment facilitator did not answer the settlement: whether the payment was taken is unknown, and the ' +
       'message was not posted. Present the same payment again: it is settled then (at most once) and the message posted',

@@ -112,7 +112,6 @@ export async function chargeCredits(
   ).rows;
   const { end } = billingCycle(now);
   throw new AppError(
-    402,
     'credits_exhausted',
     `The team's MCP credits for this billing cycle are used up (${used} of ${allowance}); they reset at ${end.toISOString()}`,
     {

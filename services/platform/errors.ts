@@ -1,20 +1,26 @@
 import { z } from 'zod';
 import { errorBodySchema, type ErrorBody } from '../../workflows/contracts/schemas';
+import { statusOf, type ErrorCode } from './errorCatalog';
 
 /** The spec's Error resource (defined with the workflow contracts, whose results carry it). */
 export { errorBodySchema, type ErrorBody };
 
-/** A failure the API reports in the spec's error envelope: `{ error: { code, message, details? } }`. */
+/**
+ * A failure the API reports in the spec's error envelope: `{ error: { code, message, details? } }`.
+ * It is raised by code; its HTTP status is the one the catalog gives that code (./errorCatalog.ts).
+ */
 export class AppError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
     readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'AppError';
+    this.status = statusOf(code);
   }
 
   toBody(): ErrorBody {
@@ -22,13 +28,13 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
 export const invalidState = (message: string, details?: Record<string, unknown>) =>
-  new AppError(409, 'invalid_state', message, details);
+  new AppError('invalid_state', message, details);
 
-/** A business rule the request breaks: 422 with the rule's own code. */
-export const ruleBroken = (code: string, message: string, details?: Record<string, unknown>) =>
-  new AppError(422, code, message, details);
+/** A business rule the request breaks: the rule's own code (the catalog gives it 422). */
+export const ruleBroken = (code: ErrorCode, message: string, details?: Record<string, unknown>) =>
+  new AppError(code, message, details);
 
 export function validationError(error: z.ZodError, where: string): AppError {
   const issues = error.issues.map((issue) => ({
@@ -38,7 +44,7 @@ export function validationError(error: z.ZodError, where: string): AppError {
   }));
   const first = issues[0];
   const summary = first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'invalid';
-  return new AppError(400, 'validation_error', `Invalid ${where}: ${summary}`, { issues });
+  return new AppError('validation_error', `Invalid ${where}: ${summary}`, { issues });
 }
 
 /** Parses `value` with `schema`, throwing a 400 `validation_error` that names `where` (body, query, header). */
@@ -67,7 +73,6 @@ export function unstorableValue(err: unknown): AppError | null {
     .split(' - ')
     .pop();
   return new AppError(
-    400,
     'validation_error',
     'The request contains a value that cannot be stored (for example a NUL character)',
     {
@@ -106,11 +111,7 @@ export function databaseUnavailable(err: unknown): AppError | null {
     (typeof e?.message === 'string' &&
       /Connection terminated|Client has encountered a connection error/i.test(e.message));
   if (!unreachable) return null;
-  return new AppError(
-    503,
-    'database_unavailable',
-    'The database is not answering; retry the request shortly',
-    undefined,
-    { 'Retry-After': '5' },
-  );
+  return new AppError('database_unavailable', 'The database is not answering; retry the request shortly', undefined, {
+    'Retry-After': '5',
+  });
 }

@@ -73,7 +73,7 @@ export async function runIdempotent(
     const existing = await db('idempotency_keys').where(where).first();
     if (!existing) continue; // released by a failed peer in between: claim again
     if (existing.request_hash !== fingerprint) {
-      throw new AppError(409, 'conflict', 'This Idempotency-Key was already used with a different request body', {
+      throw new AppError('conflict', 'This Idempotency-Key was already used with a different request body', {
         idempotencyKey: scope.key,
       });
     }
@@ -87,7 +87,6 @@ export async function runIdempotent(
     }
     if (Date.now() > deadline) {
       throw new AppError(
-        409,
         'conflict',
         'A request with this Idempotency-Key is still being processed; retry later',
         {

@@ -133,7 +133,7 @@ export interface HttpFace<
   otherAnswers?: Partial<Record<200 | 201 | 202 | 403 | 409, [z.ZodType, string]>>;
   /** The body schema the document gives for the answer, when it is not `output`. */
   answerSchema?: z.ZodType;
-  /** Error statuses this route adds to those its access, parameters and body imply (api/errorCatalog.ts). */
+  /** Error statuses this route adds to those its access, parameters and body imply (services/platform/errorCatalog.ts). */
   errors?: number[];
 }
 

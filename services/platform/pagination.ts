@@ -33,7 +33,7 @@ export function decodeCursor(cursor: string | undefined): number | null {
   } catch {
     // fall through to the error below
   }
-  throw new AppError(400, 'validation_error', 'Invalid query: cursor is not one this API issued', {
+  throw new AppError('validation_error', 'Invalid query: cursor is not one this API issued', {
     issues: [{ path: 'cursor', message: 'unknown cursor', code: 'custom' }],
   });
 }

@@ -31,7 +31,7 @@ export type TeamPlanResult = z.infer<typeof teamPlanResultSchema>;
 export async function setTeamPlan(db: Db, settings: PlanSettings, slug: string, plan: string): Promise<TeamPlanResult> {
   const plans = knownPlans(settings);
   if (!plans.includes(plan)) {
-    throw new AppError(400, 'validation_error', `Unknown plan "${plan}"; known plans: ${plans.join(', ')}`, {
+    throw new AppError('validation_error', `Unknown plan "${plan}"; known plans: ${plans.join(', ')}`, {
       issues: [{ path: 'plan', message: 'unknown plan', code: 'invalid_value' }],
       knownPlans: plans,
     });

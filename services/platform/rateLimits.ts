@@ -54,7 +54,6 @@ export const rateLimitHeaders = (d: RateDecision): Record<string, string> => ({
 
 export const rateLimited = (d: RateDecision, message: string) =>
   new AppError(
-    429,
     'rate_limited',
     message,
     { limit: d.limit, retryAfterSeconds: d.resetSeconds },

@@ -109,7 +109,7 @@ export async function openRoom(
   let opened: { room: RoomRow; created: boolean };
   if (input.roomId) {
     if (input.agentId || input.name)
-      throw new AppError(400, 'validation_error', 'Pass roomId alone, or agentId and name', {
+      throw new AppError('validation_error', 'Pass roomId alone, or agentId and name', {
         issues: [{ path: 'roomId', message: 'roomId names the room by itself', code: 'custom' }],
       });
     opened = { room: await teamRoom(ctx.db, teamId, input.roomId), created: false };

@@ -50,13 +50,13 @@ function readRows(csv: string): CsvRow[] {
       bom: true,
     });
   } catch (err) {
-    throw new AppError(400, 'validation_error', `Invalid body: csv could not be parsed: ${(err as Error).message}`, {
+    throw new AppError('validation_error', `Invalid body: csv could not be parsed: ${(err as Error).message}`, {
       issues: [{ path: 'csv', message: (err as Error).message, code: 'custom' }],
     });
   }
-  if (rows.length === 0) throw new AppError(400, 'validation_error', 'Invalid body: the csv has no data rows');
+  if (rows.length === 0) throw new AppError('validation_error', 'Invalid body: the csv has no data rows');
   if (rows.length > MAX_ORDER_IMPORT_ROWS)
-    throw new AppError(400, 'validation_error', `Invalid body: at most ${MAX_ORDER_IMPORT_ROWS} rows per import`);
+    throw new AppError('validation_error', `Invalid body: at most ${MAX_ORDER_IMPORT_ROWS} rows per import`);
   return rows;
 }
 
@@ -105,7 +105,6 @@ export async function importOrders(db: Db, teamId: string, csv: string): Promise
       const contactId = text(first.contactId) ?? contactIds.get((first.email ?? '').toLowerCase());
       if (!contactId)
         throw new AppError(
-          422,
           'unknown_contact',
           first.email ? `No contact with email ${first.email}` : 'give contactId or email',
         );

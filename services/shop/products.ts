@@ -77,7 +77,7 @@ export const presentProduct = (row: ProductRow): ProductJson => ({
 });
 
 const skuTaken = (sku: string) =>
-  new AppError(409, 'conflict', `A product with sku "${sku}" already exists in the team`, { sku });
+  new AppError('conflict', `A product with sku "${sku}" already exists in the team`, { sku });
 
 /** A unique violation on (team_id, sku) is the client's: 409, not 500. */
 async function uniqueSku<T>(sku: string | undefined, write: () => Promise<T>): Promise<T> {

@@ -59,7 +59,7 @@ export async function exportProduction(
       });
     // Checked before the file is written, so a refused export leaves no file behind.
     if (input.contactId && !(await trx('contacts').where({ team_id: teamId, id: input.contactId }).first('id')))
-      throw new AppError(422, 'unknown_contact', 'contactId is not a contact of this team', {
+      throw new AppError('unknown_contact', 'contactId is not a contact of this team', {
         contactId: input.contactId,
       });
     const session = await trx('studio_sessions').where({ id: row.session_id }).first('title');

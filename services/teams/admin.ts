@@ -8,7 +8,7 @@ import type { z } from 'zod';
 export const ADMIN_ROLES = ['owner', 'admin'] as const;
 
 const notAdmin = () =>
-  new AppError(403, 'forbidden', "Changing the team needs a team admin (the team's owner or an admin)", {
+  new AppError('forbidden', "Changing the team needs a team admin (the team's owner or an admin)", {
     requiredRole: ADMIN_ROLES,
   });
 

@@ -40,7 +40,6 @@ export async function createTeam(
 ): Promise<{ team: TeamJson; agent: AgentJson; created: boolean }> {
   if (principal.kind === 'agent' || principal.userId === null)
     throw new AppError(
-      403,
       'forbidden',
       "Creating a team needs a person's credential (an API token or a user's OAuth token)",
     );
@@ -61,7 +60,7 @@ export async function createTeam(
       const existing = await trx('teams').where({ slug: input.slug }).first();
       const member = await trx('memberships').where({ team_id: existing.id, user_id: userId }).first('role');
       if (existing.created_by !== userId || existing.name !== input.name || !member)
-        throw new AppError(409, 'conflict', `The team slug "${input.slug}" is taken; choose another`, {
+        throw new AppError('conflict', `The team slug "${input.slug}" is taken; choose another`, {
           slug: input.slug,
         });
       const agent = await trx('agents').where({ team_id: existing.id }).orderBy('seq').first();

@@ -39,5 +39,5 @@ export const updateTeamSettings = (db: Db, teamId: string, principal: Principal,
   patchColumn(db, teamId, principal, 'settings', patch, async (merged) => {
     const logo = (merged.brand as { logoMediaId?: string } | undefined)?.logoMediaId;
     if (logo && !(await db('media').where({ team_id: teamId, id: logo }).first('id')))
-      throw new AppError(422, 'unknown_media', 'brand.logoMediaId is not a file of this team', { mediaIds: [logo] });
+      throw new AppError('unknown_media', 'brand.logoMediaId is not a file of this team', { mediaIds: [logo] });
   });

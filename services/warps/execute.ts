@@ -6,6 +6,7 @@ import { sendingAgent } from '../agents/agents';
 import type { Principal } from '../identity/principal';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, ruleBroken, validationError } from '../platform/errors';
+import type { ErrorCode } from '../platform/errorCatalog';
 import { newId } from '../../db/ids';
 import { startPrivateWarp } from './privateWarpRuns';
 import { findPrivateWarp, privateWarpNames } from './privateWarps';
@@ -53,7 +54,6 @@ export async function warpCallFor(
 async function unknownWarp(ctx: AppContext, teamId: string, name: string): Promise<AppError> {
   const privateNames = await privateWarpNames(ctx, teamId);
   return new AppError(
-    404,
     'unknown_warp',
     `Unknown warp ${name}; known warps: ${[...builtInWarpNames, ...privateNames].join(', ')}`,
     {
@@ -117,8 +117,9 @@ function inlineAnswer(
 ): z.infer<typeof executeAnswerSchema> {
   if (row.status === 'failed') {
     const { error } = row.error as ErrorBody;
-    // The status is not stored; a settled failure was a rule the warp broke.
-    throw new AppError(422, error.code, error.message, error.details);
+    // Only an AppError's body is recorded (below), so its code is a catalogued one and the
+    // catalog gives back the status the first attempt answered with.
+    throw new AppError(error.code as ErrorCode, error.message, error.details);
   }
   return {
     executionId: row.id,

@@ -92,7 +92,7 @@ export async function createPrivateApp(
   input: PrivateAppCreate,
 ): Promise<z.infer<typeof privateAppCreatedSchema>> {
   if (RESERVED.has(input.slug))
-    throw new AppError(409, 'conflict', `${input.slug} is a native app's slug; choose another`, { slug: input.slug });
+    throw new AppError('conflict', `${input.slug} is a native app's slug; choose another`, { slug: input.slug });
   const warps: Pick<PrivateWarpRow, 'id' | 'name'>[] = await ctx
     .db('private_warps')
     .where({ team_id: team.id })
@@ -100,7 +100,7 @@ export async function createPrivateApp(
     .select('id', 'name');
   const missing = input.warps.filter((name) => !warps.some((w) => w.name === name));
   if (missing.length)
-    throw new AppError(422, 'unknown_private_warp', `Not private warps of this team: ${missing.join(', ')}`, {
+    throw new AppError('unknown_private_warp', `Not private warps of this team: ${missing.join(', ')}`, {
       warps: missing,
     });
   const warpIds = input.warps.map((name) => warps.find((w) => w.name === name)!.id);
@@ -125,7 +125,7 @@ export async function createPrivateApp(
     (existing.description ?? undefined) === input.description &&
     existing.warp_ids.join(',') === warpIds.join(',');
   if (!same)
-    throw new AppError(409, 'conflict', `The team already has a private app at ${input.slug}`, { slug: input.slug });
+    throw new AppError('conflict', `The team already has a private app at ${input.slug}`, { slug: input.slug });
   return { app: (await present(ctx, [existing]))[0], created: false };
 }
 

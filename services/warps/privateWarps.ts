@@ -249,11 +249,10 @@ export async function createPrivateWarp(
   catalog: StepCatalog,
 ): Promise<PrivateWarpJson> {
   if (catalog.find(input.name) || NOT_CALLABLE.has(input.name))
-    throw new AppError(409, 'conflict', `${input.name} is a built-in warp or tool name; choose another name`);
+    throw new AppError('conflict', `${input.name} is a built-in warp or tool name; choose another name`);
   const issues = checkSteps(input, catalog);
   if (issues.length)
     throw new AppError(
-      422,
       'invalid_private_warp',
       `The private warp is not valid: ${issues[0].path}: ${issues[0].message}`,
       { issues },
@@ -272,7 +271,7 @@ export async function createPrivateWarp(
     .onConflict(['team_id', 'name'])
     .ignore()
     .returning('*');
-  if (!row) throw new AppError(409, 'conflict', `The team already has a private warp named ${input.name}`);
+  if (!row) throw new AppError('conflict', `The team already has a private warp named ${input.name}`);
   return present(row);
 }
 

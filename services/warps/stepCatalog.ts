@@ -37,7 +37,6 @@ export function stepCatalogOf(tools: () => readonly Tool[]): StepCatalog {
           const installed = await installedApps(call.ctx.db, call.team.id);
           if (t.app !== 'core' && !installed.has(t.app))
             throw new AppError(
-              403,
               'app_not_installed',
               `Tool ${name} needs the ${t.app} app, which the team has not installed`,
             );

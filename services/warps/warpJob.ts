@@ -21,7 +21,7 @@ export async function prepareWarpRun(db: Db, teamId: string, input: WarpRunInput
   const w = builtInWarp(input.warp);
   if (w) parseWarpInputs(w, input.inputs);
   else if (!(await db('private_warps').where({ team_id: teamId, name: input.warp }).first('id')))
-    throw new AppError(404, 'unknown_warp', `Unknown warp ${input.warp}`, { warp: input.warp });
+    throw new AppError('unknown_warp', `Unknown warp ${input.warp}`, { warp: input.warp });
   return { ...input, agentId: agent.id };
 }
 

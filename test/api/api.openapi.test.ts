@@ -8,7 +8,7 @@ import { errorBodySchema } from '../../services/platform/errors';
 import { jobAcceptedSchema, jobSchema } from '../../services/jobs/jobs';
 import { pageSchema } from '../../services/platform/pagination';
 import { createApp } from '../../api/app';
-import { errorCatalog } from '../../api/errorCatalog';
+import { errorCatalog } from '../../services/platform/errorCatalog';
 import { useApiSuite, waitForJob } from '../support/helpers';
 
 type Operation = {

@@ -94,7 +94,7 @@ describe('hookRunWorkflow on the Temporal test environment', () => {
     // The executor meets a 5xx (Temporal or the database away) while the warp runs.
     const failing = Object.defineProperty({ ...ctx }, 'config', {
       get: () => {
-        throw new AppError(503, 'unavailable', 'Temporal did not answer');
+        throw new AppError('temporal_unavailable', 'Temporal did not answer');
       },
     }) as typeof ctx;
     await expect(runHook(failing, runId)).rejects.toMatchObject({ status: 503 });

@@ -10,7 +10,7 @@ export interface ErrorEntry {
   meaning: string;
 }
 
-export const errorCatalog: readonly ErrorEntry[] = [
+export const errorCatalog = [
   {
     status: 400,
     code: 'validation_error',
@@ -303,9 +303,22 @@ export const errorCatalog: readonly ErrorEntry[] = [
       'the call is authenticated) and on the OAuth endpoints (as `{ error, error_description }`). A write is ' +
       'all or nothing; retry it with the same `Idempotency-Key`',
   },
-];
+] as const satisfies readonly ErrorEntry[];
 
-export const codesWithStatus = (status: number) => errorCatalog.filter((e) => e.status === status).map((e) => e.code);
+/** A code the catalog lists: the only codes an AppError can be raised with. */
+export type ErrorCode = (typeof errorCatalog)[number]['code'];
+
+const STATUS_OF: ReadonlyMap<string, number> = new Map(errorCatalog.map((e) => [e.code, e.status]));
+
+/** The HTTP status the catalog gives `code`. */
+export function statusOf(code: ErrorCode): number {
+  const status = STATUS_OF.get(code);
+  if (status === undefined) throw new Error(`error code ${code} is not in the catalog`);
+  return status;
+}
+
+export const codesWithStatus = (status: number): ErrorCode[] =>
+  errorCatalog.filter((e) => e.status === status).map((e) => e.code);
 
 export const ERRORS_START = '<!-- errors:start -->';
 export const ERRORS_END = '<!-- errors:end -->';
