@@ -58,8 +58,10 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { name: 'messages', path: '/app/messages', title: 'Messages', nav: 'Messages' },
   { name: 'artifacts', path: '/app/artifacts', title: 'Artifacts', nav: 'Artifacts' },
   { name: 'contacts', path: '/app/contacts', title: 'Contacts', nav: 'Contacts' },
+  { name: 'contact', path: '/app/contacts/:id', title: 'Contact', section: 'contacts' },
   { name: 'segments', path: '/app/segments', title: 'Segments', nav: 'Segments' },
   { name: 'agents', path: '/app/agents', title: 'Agents', nav: 'Agents' },
+  { name: 'agent', path: '/app/agents/:id', title: 'Agent', section: 'agents' },
   { name: 'tokens', path: '/app/tokens', title: 'API tokens', nav: 'API tokens' },
 ];
 

@@ -82,7 +82,11 @@ export default function contactsPage() {
         h(
           'tr',
           { dataset: { id: c.id } },
-          h('td', {}, c.name || ''),
+          h(
+            'td',
+            {},
+            h('a', { href: '/app/contacts/' + encodeURIComponent(c.id) }, c.name || c.email || c.phone || c.id),
+          ),
           h('td', {}, c.email || ''),
           h('td', {}, c.phone || ''),
           h('td', {}, (c.tags || []).join(', ')),
