@@ -1,4 +1,5 @@
-import { ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { ParentClosePolicy, patched, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { BusinessIdKey, JobTypeKey, TeamSlugKey } from './contracts/searchAttributeKeys';
 import {
   webhookTaskQueue,
   type WebhookBatchActivities,
@@ -10,6 +11,9 @@ import {
   webhookDeliveryWorkflowName,
   type WebhookDeliveryInput,
 } from './contracts/webhookDelivery';
+
+/** From this patch on, a delivery's own workflow carries its batch's team (a batch holds one team's deliveries). */
+export const DELIVERIES_CARRY_THEIR_TEAM = 'webhook-deliveries-carry-their-team';
 
 /**
  * The first attempt of a batch of deliveries (docs/EVENTS.md › Delivery in batches): one activity
@@ -32,12 +36,23 @@ export async function webhookBatchWorkflow(input: WebhookBatchInput): Promise<We
   const policyOf = new Map(
     (sent.retryPolicies ?? []).flatMap(({ policy, deliveryIds }) => deliveryIds.map((id) => [id, policy] as const)),
   );
+  const teamSlug = workflowInfo().typedSearchAttributes.get(TeamSlugKey);
+  const carryTeam = sent.retrying.length > 0 && teamSlug !== undefined && patched(DELIVERIES_CARRY_THEIR_TEAM);
   await Promise.allSettled(
     sent.retrying.map((deliveryId) =>
       startChild(webhookDeliveryWorkflowName, {
         workflowId: webhookDeliveryWorkflowId(deliveryId),
         args: [{ deliveryId, firstAttempt: 2, retry: policyOf.get(deliveryId) } satisfies WebhookDeliveryInput],
         parentClosePolicy: ParentClosePolicy.ABANDON,
+        ...(carryTeam
+          ? {
+              typedSearchAttributes: [
+                { key: TeamSlugKey, value: teamSlug },
+                { key: JobTypeKey, value: 'webhook.delivery' },
+                { key: BusinessIdKey, value: deliveryId },
+              ],
+            }
+          : {}),
       }),
     ),
   );

@@ -14,6 +14,7 @@ import {
   type WebhookBatchResult,
 } from '../../workflows/contracts/webhookBatch';
 import { webhookDeliveryWorkflowId, type WebhookDeliveryResult } from '../../workflows/contracts/webhookDelivery';
+import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../../workflows/contracts/searchAttributeKeys';
 import { FakeWebhookReceiver } from '../fakes/webhookReceiver';
 import { recordHistory, sleep, useWorkflowSuite } from '../support/helpers';
 
@@ -113,6 +114,8 @@ describe('webhookBatchWorkflow on the Temporal test environment', () => {
       workflowId: webhookBatchWorkflowId(batchId),
       taskQueue,
       args: [{ batchId }],
+      // As the dispatcher starts it (webhookBatchStart): the team of its deliveries.
+      typedSearchAttributes: [{ key: TeamSlugKey, value: suite.team.slug }],
     })) as WebhookBatchResult;
     expect(result).toEqual({ retrying: 20 });
 
@@ -139,13 +142,20 @@ describe('webhookBatchWorkflow on the Temporal test environment', () => {
     const first = ids.get(bad)![0];
     const child = suite.env.client.workflow.getHandle(webhookDeliveryWorkflowId(first));
     expect((await child.result()) as WebhookDeliveryResult).toEqual({ status: 'delivered', attempts: 2 });
+    // The delivery's own workflow carries its batch's team, what and which id, for the Temporal UI.
+    const attributes = (await child.describe()).typedSearchAttributes;
+    expect([attributes.get(TeamSlugKey), attributes.get(JobTypeKey), attributes.get(BusinessIdKey)]).toEqual([
+      suite.team.slug,
+      'webhook.delivery',
+      first,
+    ]);
     const attempts = await suite.db('webhook_attempts').where({ delivery_id: first }).orderBy('attempt');
     expect(attempts.map((a) => [a.attempt, a.status_code])).toEqual([
       [1, 503],
       [2, 204],
     ]);
     while ((await rows(bad)).some((d) => d.status !== 'delivered')) await sleep(200);
-    recordHistory(suite.env, 'webhook-batch', webhookBatchWorkflowId(batchId));
+    recordHistory(suite.env, 'webhook-batch-with-team', webhookBatchWorkflowId(batchId));
     recordHistory(suite.env, 'webhook-delivery-after-batch', webhookDeliveryWorkflowId(first));
   });
 });

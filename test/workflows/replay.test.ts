@@ -62,6 +62,8 @@ describe('workflow determinism (replay)', () => {
       'warp-approved.json',
       'warp-declined.json',
       'warp-expired.json',
+      // Its children carry the batch's team (DELIVERIES_CARRY_THEIR_TEAM); webhook-batch.json is from before.
+      'webhook-batch-with-team.json',
       'webhook-batch.json',
       'webhook-delivery-after-batch.json',
       'webhook-delivery-gone.json',
