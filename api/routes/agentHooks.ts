@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { agentForKey } from '../../services/hooks/authKeys';
+import { agentExists, agentForKey } from '../../services/hooks/authKeys';
 import { deliveryIdOf, inboundAnswerSchema, receiveInbound } from '../../services/hooks/inbound';
 import {
   lifecycleBodySchema,
@@ -26,8 +26,7 @@ const hooksQuery = waitQuerySchema.extend({
 
 /** The bearer AGENT_AUTH_KEY of the agent the path names; an unknown agent is 404, a wrong key 401. */
 async function authenticate(ctx: AppContext, req: Request, agentUuid: string) {
-  const exists = /^[0-9a-f-]{36}$/i.test(agentUuid) && (await ctx.db('agents').where({ id: agentUuid }).first('id'));
-  if (!exists) throw notFound('Agent');
+  if (!(await agentExists(ctx.db, agentUuid))) throw notFound('Agent');
   const agent = await agentForKey(ctx.db, agentUuid, req.headers.authorization);
   if (!agent)
     throw new AppError(

@@ -6,6 +6,7 @@ import { AppError } from '../../services/platform/errors';
 import {
   fileTooLarge,
   findMedia,
+  findSignedMedia,
   MediaRow,
   mediaSchema,
   storeMedia,
@@ -66,9 +67,7 @@ export function mediaRoutes(ctx: AppContext): Route[] {
     if (req.query.sig === undefined) return next();
     if (!verifySignedMedia(ctx.secretBox, mediaId, req.query.expires, req.query.sig))
       throw new AppError('forbidden', 'This download link is invalid or has expired');
-    const media = await ctx.db('media').where({ id: mediaId }).first();
-    if (!media) throw new AppError('not_found', 'Media not found');
-    sendFile(res, media);
+    sendFile(res, await findSignedMedia(ctx.db, mediaId));
   };
 
   return [

@@ -116,6 +116,11 @@ export async function revokeAuthKey(
 }
 
 /** The agent (and its team) a bearer key on the agent hooks path stands for, or null: unknown, revoked or another agent's. */
+/** Whether an agent of that id exists (any team's): an unknown one is 404 before its key is judged. */
+export async function agentExists(db: Db, agentId: string): Promise<boolean> {
+  return /^[0-9a-f-]{36}$/i.test(agentId) && Boolean(await db('agents').where({ id: agentId }).first('id'));
+}
+
 export async function agentForKey(
   db: Db,
   agentId: string,

@@ -126,6 +126,13 @@ export async function findMedia(db: Db, teamId: string, mediaId: string): Promis
   return row;
 }
 
+/** The file a signed link names: the signature, checked first, stands for the team. */
+export async function findSignedMedia(db: Db, mediaId: string): Promise<MediaRow> {
+  const row = await db('media').where({ id: mediaId }).first();
+  if (!row) throw notFound('Media');
+  return row;
+}
+
 /** Deletes a file no artifact uses (an artifact's file must not vanish under it). */
 export async function deleteMedia(db: Db, storage: MediaStorage, teamId: string, mediaId: string): Promise<void> {
   const row = await findMedia(db, teamId, mediaId);
