@@ -1,17 +1,20 @@
 // @ts-check
 /* The New automation form: name, agent, trigger and the steps editor. */
-import { createAutomation, listSegments } from '../api/endpoints.js';
+import { createAutomation, listSegments, updateAutomationSteps } from '../api/endpoints.js';
 import { errorText } from './api.js';
 import { field, h, options } from './dom.js';
 import { vocabulary } from './frame.js';
-import { conditionsOf, pairs } from './lines.js';
+import { conditionsOf, conditionText, pairLines, pairs } from './lines.js';
 import { agents, CHANNELS } from './names.js';
-/** @import { Body } from '../api/types' */
+/** @import { Body, Ok } from '../api/types' */
 /** @import { Attrs, Child } from './types' */
 /** @typedef {Body<'/automations', 'post'>} NewAutomation */
 /** @typedef {Extract<NewAutomation['trigger'], { kind: 'event' }>} EventTrigger */
 
-/** The steps' editors: one fieldset per step, fields by step type, read back as the API's step objects. */
+/**
+ * The steps' editors: one fieldset per step, fields by step type, read back as the API's step
+ * objects. `load(steps)` fills it with steps as the API answers them (editing an automation).
+ */
 export function stepsEditor() {
   const box = h('div', { class: 'steps-editor', id: 'steps-editor' });
   /** @type {{ type: string, legend: HTMLElement, read: () => Record<string, unknown> }[]} */
@@ -21,8 +24,8 @@ export function stepsEditor() {
     editors.forEach((e, i) => {
       e.legend.textContent = 'Step ' + (i + 1) + ': ' + e.type;
     });
-  /** @param {string} type */
-  const add = (type) => {
+  /** @param {string} type @param {Record<string, any>} [step] what to fill the fields with */
+  const add = (type, step) => {
     const k = ++made;
     const id = (/** @type {string} */ name) => 'step-' + k + '-' + name;
     /** @type {Record<string, HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>} */
@@ -55,6 +58,7 @@ export function stepsEditor() {
         text('subject', 'Subject'),
         area('content', 'Message ({{placeholder}} allowed)', { required: true }),
         area('templateParams', 'Placeholders, one per line: name=contact.firstName or a literal'),
+        area('aiParams', 'AI placeholders, one per line: name=a short prompt'),
       ],
       runWarp: () => [text('warp', 'Warp', { required: true }), area('inputs', 'Inputs, one per line: name=value')],
       branch: () => [
@@ -103,6 +107,7 @@ export function stepsEditor() {
           Object.assign(step, { channel: v('channel'), content: inputs.content.value });
           if (v('subject')) step.subject = v('subject');
           if (v('templateParams')) step.templateParams = pairs(inputs.templateParams.value);
+          if (v('aiParams')) step.aiParams = pairs(inputs.aiParams.value);
         }
         if (type === 'runWarp') {
           step.warp = v('warp');
@@ -117,6 +122,7 @@ export function stepsEditor() {
         return step;
       },
     };
+    if (step) fillStep(inputs, step);
     editors.push(editor);
     box.append(set);
     renumber();
@@ -131,11 +137,80 @@ export function stepsEditor() {
   return {
     el: h('div', {}, box, controls),
     read: () => editors.map((e) => e.read()),
+    /** @param {Record<string, any>[]} steps */
+    load(steps) {
+      editors.length = 0;
+      box.replaceChildren();
+      for (const step of steps) add(String(step.type), step);
+    },
     clear() {
       editors.length = 0;
       box.replaceChildren();
     },
   };
+}
+
+/**
+ * A step's values into its editor's fields (a stored step is open in the answer's schema).
+ * @param {Record<string, HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>} inputs
+ * @param {Record<string, any>} step
+ */
+function fillStep(inputs, step) {
+  const cond = step.if || {};
+  /** @type {Record<string, unknown>} */
+  const values = {
+    ...step,
+    templateParams: step.templateParams ? pairLines(step.templateParams) : undefined,
+    aiParams: step.aiParams ? pairLines(step.aiParams) : undefined,
+    inputs: step.inputs ? pairLines(step.inputs) : undefined,
+    match: cond.match,
+    conditions: Array.isArray(cond.conditions) ? cond.conditions.map(conditionText).join('\n') : undefined,
+  };
+  for (const [name, el] of Object.entries(inputs)) {
+    const v = values[name];
+    if (v !== undefined && v !== null) el.value = String(v);
+  }
+}
+
+/**
+ * Editing an automation's steps with the same editor as creation: saving writes a new version
+ * (PUT …/steps); running enrollments keep the version they started on.
+ * @param {Ok<'/automations/{automationId}', 'get'>} a
+ * @param {(saved: Ok<'/automations/{automationId}/steps', 'put'>) => void} saved
+ */
+export function stepsEditForm(a, saved) {
+  const steps = stepsEditor();
+  steps.load(a.steps);
+  const outcome = h('p', { role: 'status', class: 'outcome' });
+  const form = h(
+    'form',
+    {
+      class: 'card wide',
+      id: 'steps-edit-form',
+      'aria-labelledby': 'steps-edit-title',
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        const res = await updateAutomationSteps(a.id, {
+          // As the person wrote them: the API checks every step.
+          steps: /** @type {NewAutomation['steps']} */ (steps.read()),
+        });
+        if (res.status !== 200) return (outcome.textContent = errorText(res));
+        outcome.textContent =
+          'Saved as version ' + res.body.version + ': new enrollments start on it; running ones keep theirs.';
+        saved(res.body);
+      },
+    },
+    h('h2', { id: 'steps-edit-title' }, 'Edit the steps'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Saving makes version ' + (a.version + 1) + '. Contacts already in the journey finish the version they started.',
+    ),
+    steps.el,
+    h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit' }, 'Save as a new version')),
+    outcome,
+  );
+  return form;
 }
 
 export async function automationForm() {

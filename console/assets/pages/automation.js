@@ -10,6 +10,7 @@ import {
   updateAutomation,
 } from '../api/endpoints.js';
 import { errorText } from '../lib/api.js';
+import { stepsEditForm } from '../lib/automationForm.js';
 import { describeTrigger, enrollmentTotals, stepsWithCounts } from '../lib/automations.js';
 import { badge, count, facts, fill, h, table, when } from '../lib/dom.js';
 import { content, every, notFound, pageId, setStatus, setTitle, vocabulary } from '../lib/frame.js';
@@ -51,6 +52,7 @@ export default async function automationPage() {
         h('h3', { id: 'enrollment-title' }, 'Enrollment of ' + (await contactName(e.contactId))),
         facts([
           ['Status', badge(one.body.status)],
+          ['Version', String(one.body.version)],
           ['At step', String(one.body.step)],
           ['Waiting for', one.body.waitingFor],
           ['Exit reason', one.body.exitReason],
@@ -101,12 +103,13 @@ export default async function automationPage() {
     25,
     (items) =>
       table(
-        ['Contact', 'Status', 'Step', 'Waiting for', 'Started', 'Ended', ''],
+        ['Contact', 'Version', 'Status', 'Step', 'Waiting for', 'Started', 'Ended', ''],
         items.map((e) =>
           h(
             'tr',
             { dataset: { id: e.id } },
             h('td', { class: 'contact' }, contactNames.get(e.contactId) || e.contactId),
+            h('td', { class: 'version' }, 'v' + e.version),
             h('td', {}, badge(e.status)),
             h('td', {}, String(e.step)),
             h('td', {}, e.waitingFor || ''),
@@ -131,9 +134,11 @@ export default async function automationPage() {
         'Enrollments',
       ),
   );
+  const edit = h('div', { id: 'automation-edit' });
   content.replaceChildren(
     head,
     counts,
+    edit,
     h(
       'section',
       { 'aria-labelledby': 'enrollments-title' },
@@ -203,8 +208,28 @@ export default async function automationPage() {
       ),
     );
   };
+  /** @param {Ok<'/automations/{automationId}', 'get'>} a */
+  const drawEdit = (a) =>
+    fill(
+      edit,
+      h(
+        'details',
+        { class: 'edit-steps' },
+        h('summary', {}, 'Edit the steps (version ' + a.version + ')'),
+        stepsEditForm(a, (saved) => {
+          drawHead(saved);
+          const open = edit.querySelector('details');
+          drawEdit(saved);
+          const again = edit.querySelector('details');
+          if (open && again) again.open = true;
+          const note = edit.querySelector('.outcome');
+          if (note) note.textContent = 'Saved as version ' + saved.version + '. Running enrollments keep theirs.';
+        }),
+      ),
+    );
   setTitle('Automation: ' + first.body.name);
   drawHead(first.body);
+  drawEdit(first.body);
   every(3000, async () => {
     const [a, stepCounts] = await Promise.all([getAutomation(pageId), getStepCounts(pageId)]);
     if (a.status !== 200) throw new Error(errorText(a));
