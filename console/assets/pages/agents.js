@@ -257,6 +257,15 @@ export default function agentsPage() {
               'Model and secrets…',
             ),
             h('a', { class: 'button', href: '/app/hooks?agent=' + encodeURIComponent(a.uuid) }, 'Hooks and keys'),
+            h(
+              'a',
+              {
+                class: 'button',
+                href: '/app/agents/' + encodeURIComponent(a.uuid),
+                'aria-label': 'Knowledge and mailbox of ' + a.name,
+              },
+              'Knowledge and mailbox',
+            ),
           ),
           outcome,
         );
