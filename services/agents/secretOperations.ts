@@ -85,7 +85,7 @@ export const secretOperations = [
       toInput: (input: z.infer<typeof secretSetSchema>, caller) => ({ ...input, agentId: connectedAgent(caller) }),
     },
   }),
-  // On MCP its arguments and effect are the warp's (services/deliveries/warps.ts), on the connected agent.
+  // On MCP its arguments and effect are the warp's (./sensitiveWrites.ts), on the connected agent.
   defineOperation({
     name: 'agents.clearSecret',
     access: { level: 'write', app: 'core', sensitive: 'secret-clear' },

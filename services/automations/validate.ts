@@ -4,7 +4,7 @@ import { hasActiveIntegration } from '../agents/integrations';
 import { AppError } from '../platform/errors';
 import { AUTOMATION_ENROLL_WARP } from '../hooks/systemHooks';
 import { durationMs } from '../warps/duration';
-import { builtInWarp } from '../warps/registry';
+import { builtInWarp } from '../catalog/warps';
 import type { Step } from './schemas';
 
 /**

@@ -4,7 +4,8 @@ import type { AppContext, TeamRef } from '../platform/context';
 import type { Rider } from '../platform/pagination';
 import type { Access, Principal } from '../identity/principal';
 import type { Caller, InTurns, Operation } from '../platform/operation';
-import { runSensitiveWrite, SensitiveWarp, warpArgsSchema } from '../deliveries/warps';
+import { runSensitiveWrite } from '../deliveries/warps';
+import { SensitiveWarp, warpArgsSchema } from './sensitiveWrites';
 
 /** Who is calling a tool: the team, the agent the connection acts as, and the credential. */
 export interface ToolCall {

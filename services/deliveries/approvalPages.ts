@@ -5,7 +5,7 @@ import { useApprovalLink } from './executionApproval';
 import { ExecutionRow, getExecution } from './warpExecutions';
 import type { ExecutionStatus } from './deliveryTypes';
 import { AppError } from '../platform/errors';
-import { sensitiveWrites, SensitiveWarp, warpArgsSchema } from './warps';
+import { sensitiveWrites, SensitiveWarp, warpArgsSchema } from '../catalog/sensitiveWrites';
 
 /**
  * What the signed approval page shows a person before they decide, and the words for every state

@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { warpExecutionStart, warpWorkflowId, type WarpExecutionArgs } from '../../workflows/contracts/warpExecution';
-import { clearSecret, secretKeyInputSchema } from '../agents/agentSecrets';
-import { deleteArtifact } from './artifacts';
-import { deleteCampaign } from '../campaigns/archive';
-import { campaignSendSchema, sendCampaign } from '../campaigns/send';
-import type { AppContext, TeamRef } from '../platform/context';
+import { sensitiveWrites, type SensitiveWarp } from '../catalog/sensitiveWrites';
+import type { AppContext } from '../platform/context';
+import type { SensitiveWrite, WarpCaller } from '../warps/sensitiveWrite';
 import {
   claimExecution,
   dedupeKey,
@@ -18,104 +16,13 @@ import { executionStatusSchema, ExecutionStatus } from './deliveryTypes';
 import { AppError } from '../platform/errors';
 import { newId } from '../../db/ids';
 import { pageQuerySchema } from '../platform/pagination';
-import { deleteMedia } from '../media/media';
-import { deleteSegment } from '../contacts/segments';
-
-/** Who asks for a write: the team, the agent it acts as, and the user behind the credential. */
-export interface WarpCaller {
-  team: TeamRef;
-  agentId: string;
-  userId: string | null;
-}
-
-const id = z.string().min(1).max(100);
-
-interface SensitiveWrite<S extends z.ZodType> {
-  schema: S;
-  /** One line for the person who approves. */
-  describe(args: z.infer<S>): string;
-  /** `executionId`: the approved execution this run belongs to (null when the agent is in auto mode). */
-  run(
-    ctx: AppContext,
-    caller: WarpCaller,
-    args: z.infer<S>,
-    executionId: string | null,
-  ): Promise<Record<string, unknown>>;
-  /** On a retried run, the error that says the first attempt already did the write. */
-  alreadyDone?(err: AppError): boolean;
-}
-
-const sensitive = <S extends z.ZodType>(write: SensitiveWrite<S>) => write;
-
-/** Deleting one thing by its id; a retry that finds it gone already did it. */
-function deletion<K extends string>(
-  idKey: K,
-  what: string,
-  remove: (ctx: AppContext, team: TeamRef, id: string) => Promise<void>,
-) {
-  const schema = z.strictObject({ [idKey]: id.describe(`The ${what}'s id`) } as { [P in K]: typeof id });
-  return sensitive({
-    schema,
-    describe: (a) => `Delete ${what} ${(a as Record<K, string>)[idKey]}`,
-    run: async (ctx, caller, a) => {
-      const target = (a as Record<K, string>)[idKey];
-      await remove(ctx, caller.team, target);
-      return { deleted: true, [idKey]: target };
-    },
-    alreadyDone: (err) => err.code === 'not_found',
-  });
-}
 
 /**
- * The writes that, for an agent in manual mode, wait for a person (DESIGN › Approvals): what
- * reaches people outside the team, and what cannot be undone. Named after the spec's warps.
- * Artifact delivery has its own workflow (its message is editable) and is not listed here.
+ * How the sensitive writes run (the writes themselves: services/catalog/sensitiveWrites.ts): at
+ * once for an agent in auto mode, or through a warp execution that waits for a person.
  */
-export const sensitiveWrites = {
-  'svc-campaign-send': sensitive({
-    schema: campaignSendSchema.extend({ campaignId: id }),
-    // Without scheduledAt the campaign's own time (if any) decides: the approval page reads it.
-    describe: (a) =>
-      `Send campaign ${a.campaignId}${a.scheduledAt ? ` at ${a.scheduledAt}` : a.scheduledAt === null ? ' now' : ''}`,
-    run: async (ctx, caller, a, executionId) => ({
-      campaign: await sendCampaign(ctx, caller.team, a.campaignId, { scheduledAt: a.scheduledAt }, executionId),
-    }),
-    alreadyDone: (err) =>
-      err.code === 'invalid_state' &&
-      ['sending', 'scheduled', 'completed', 'failed'].includes(String(err.details?.status)),
-  }),
-  'svc-campaign-delete': deletion('campaignId', 'campaign', (ctx, team, campaignId) =>
-    deleteCampaign(ctx, team.id, campaignId),
-  ),
-  'artifact-delete': deletion('artifactId', 'artifact', (ctx, team, artifactId) =>
-    deleteArtifact(ctx.db, team.id, artifactId),
-  ),
-  'segment-delete': deletion('segmentId', 'segment', (ctx, team, segmentId) =>
-    deleteSegment(ctx.db, team.id, segmentId),
-  ),
-  'media-delete': deletion('mediaId', 'file', (ctx, team, mediaId) =>
-    deleteMedia(ctx.db, ctx.storage, team.id, mediaId),
-  ),
-  // An external runtime's permission.request (services/hooks/lifecycle.ts): approving lets the agent use the tool; nothing else runs.
-  'agent-permission': sensitive({
-    schema: z.strictObject({
-      tool: z.string().min(1).max(200),
-      input: z.unknown().optional(),
-      sessionId: z.string().max(200).optional(),
-      requestId: z.string().max(200).optional(),
-    }),
-    describe: (a) => `Let the agent's runtime use ${a.tool}`,
-    run: async (_ctx, _caller, a) => ({ approved: true, tool: a.tool }),
-  }),
-  'secret-clear': sensitive({
-    schema: secretKeyInputSchema,
-    describe: (a) => `Clear the agent's secret ${a.key}`,
-    run: async (ctx, caller, a) => ({ secret: await clearSecret(ctx.db, caller.team.id, caller.agentId, a.key) }),
-  }),
-};
-export type SensitiveWarp = keyof typeof sensitiveWrites;
-export const warpArgsSchema = <W extends SensitiveWarp>(warp: W) =>
-  sensitiveWrites[warp].schema as (typeof sensitiveWrites)[W]['schema'];
+
+const id = z.string().min(1).max(100);
 
 /** What the warp-execution workflow is started with. */
 export type WarpExecutionInput = WarpExecutionArgs<SensitiveWarp>;

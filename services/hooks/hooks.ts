@@ -6,7 +6,7 @@ import { EVENT_TYPES } from '../events/outbox';
 import type { AppContext } from '../platform/context';
 import { AppError, notFound, parseOrThrow, ruleBroken } from '../platform/errors';
 import { keysetPage, Page, pageQuerySchema } from '../platform/pagination';
-import { builtInWarp } from '../warps/registry';
+import { builtInWarp } from '../catalog/warps';
 import { checkWebhookUrl } from '../webhooks/urlGuard';
 import { HOOK_SOURCES, HookJson, HookRow, hookSchema, newHookId, presentHook } from './hookRows';
 import { mappingSchema } from './mapping';

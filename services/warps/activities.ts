@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { stepCatalog } from '../catalog/features';
 import type { AppContext } from '../platform/context';
 import { AppError } from '../platform/errors';
-import { sendCampaignToContact } from './campaignContact';
+import { sendCampaignToContact } from '../campaigns/campaignContact';
 import { evaluateCondition, finishPrivateWarp, privateWarpSteps, runPrivateWarpStep } from './privateWarpRuns';
 import { runWarpJob } from './warpJob';
 import type { CampaignContactActivities } from '../../workflows/contracts/campaignContact';

@@ -10,7 +10,7 @@ import type { ErrorCode } from '../platform/errorCatalog';
 import { newId } from '../../db/ids';
 import { startPrivateWarp } from './privateWarpRuns';
 import { findPrivateWarp, privateWarpNames } from './privateWarps';
-import { builtInWarp, builtInWarpNames } from './registry';
+import { builtInWarp, builtInWarpNames } from '../catalog/warps';
 import type { Warp, WarpCall } from './warpKit';
 
 export const executeSchema = z.strictObject({

@@ -4,7 +4,7 @@ import { requestApproval } from '../deliveries/warps';
 import { AppError } from '../platform/errors';
 import { runBuiltInWarp } from './execute';
 import type { StepCatalog } from './privateWarps';
-import { WARPS } from './registry';
+import { WARPS } from '../catalog/warps';
 
 /**
  * What a private warp's tool step can call: every tool of the catalog (a sensitive one asks for

@@ -5,7 +5,7 @@ import type { AppContext } from '../platform/context';
 import { AppError } from '../platform/errors';
 import { executionIdFor } from '../../db/ids';
 import { executeWarp, parseWarpInputs } from './execute';
-import { builtInWarp } from './registry';
+import { builtInWarp } from '../catalog/warps';
 
 /** `POST /v1/jobs { type: 'warp.run', input }`: a named warp, for an agent, as a job. */
 export const warpRunInputSchema = z.strictObject({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Principal } from '../identity/principal';
 import type { AppContext, TeamRef } from '../platform/context';
-import { runSensitiveWrite, SensitiveWarp, warpArgsSchema } from '../deliveries/warps';
+import { runSensitiveWrite } from '../deliveries/warps';
+import { SensitiveWarp, warpArgsSchema } from '../catalog/sensitiveWrites';
 
 /** Who runs a warp: the team, the credential behind the call, and the agent it acts as. */
 export interface WarpCall {
@@ -49,7 +50,7 @@ export const warp = <S extends z.ZodType>(definition: Warp<S>): Warp => definiti
 
 export const warpId = z.string().min(1).max(100);
 
-/** A warp that is one of the sensitive writes: its schema and its effect are the write's own (services/deliveries/warps.ts). */
+/** A warp that is one of the sensitive writes: its schema and its effect are the write's own (services/catalog/sensitiveWrites.ts). */
 export function sensitiveWarp(name: SensitiveWarp, description: string): Warp {
   return {
     name,

@@ -8,7 +8,7 @@ import { createContact } from '../../services/contacts/contacts';
 import type { Principal } from '../../services/identity/principal';
 import { AppContext, buildAppContext } from '../../services/platform/context';
 import { newId } from '../../db/ids';
-import { campaignContactWorkflowId } from '../../services/warps/campaignContact';
+import { campaignContactWorkflowId } from '../../services/campaigns/campaignContact';
 import { privateWarpWorkflowId } from '../../services/warps/privateWarpRuns';
 import {
   approve,

@@ -5,7 +5,8 @@ import { createLogger } from '../../logger';
 import { buildAppContext } from '../../services/platform/context';
 import { newId } from '../../db/ids';
 import { dedupeKey } from '../../services/deliveries/warpExecutions';
-import { SensitiveWarp, WarpExecutionInput, warpWorkflowId } from '../../services/deliveries/warps';
+import type { SensitiveWarp } from '../../services/catalog/sensitiveWrites';
+import { WarpExecutionInput, warpWorkflowId } from '../../services/deliveries/warps';
 import {
   approve,
   decline,

@@ -7,9 +7,9 @@ import {
   getArtifact,
   listArtifacts,
   updateArtifact,
-} from '../deliveries/artifacts';
-import { deliverArtifacts, deliverRequestSchema } from '../deliveries/deliver';
-import { sensitiveWarp, warp, Warp, warpId } from './warpKit';
+} from './artifacts';
+import { deliverArtifacts, deliverRequestSchema } from './deliver';
+import { sensitiveWarp, warp, Warp, warpId } from '../warps/warpKit';
 
 /** The artifact warps (spec, MCP-behaviour rule 6): the artifact tools' rules, by name. */
 export const artifactWarps: Warp[] = [

@@ -1,5 +1,5 @@
-import { enrollFromFields, enrollInputSchema } from '../automations/enrollFields';
-import { warp, Warp } from './warpKit';
+import { enrollFromFields, enrollInputSchema } from './enrollFields';
+import { warp, Warp } from '../warps/warpKit';
 
 /** `svc-automation-enroll`: the warp an automation's system-owned inbound hook runs (docs/AUTOMATIONS.md). */
 export const automationWarps: Warp[] = [

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { audiencePreviewSchema, previewCampaignAudience } from '../campaigns/audiencePreview';
-import { createCampaign } from '../campaigns/create';
-import { listCampaigns } from '../campaigns/list';
-import { campaignCreateSchema, campaignListQuerySchema } from '../campaigns/schemas';
-import { campaignStats } from '../campaigns/stats';
+import { audiencePreviewSchema, previewCampaignAudience } from './audiencePreview';
+import { createCampaign } from './create';
+import { listCampaigns } from './list';
+import { campaignCreateSchema, campaignListQuerySchema } from './schemas';
+import { campaignStats } from './stats';
 import { sendContactSchema, startCampaignContactSend } from './campaignContact';
-import { sensitiveWarp, warp, Warp, warpId } from './warpKit';
+import { sensitiveWarp, warp, Warp, warpId } from '../warps/warpKit';
 
 /** The campaign warps (spec, MCP-behaviour rule 6): the campaign tools' rules, by name, and the send to one contact. */
 export const campaignWarps: Warp[] = [

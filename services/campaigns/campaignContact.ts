@@ -7,9 +7,9 @@ import {
 } from '../../workflows/contracts/campaignContact';
 import type { ExecutionStatus } from '../../workflows/contracts/execution';
 import { integrationForSend } from '../agents/integrations';
-import { campaignAgent, findCampaign } from '../campaigns/campaignRow';
-import { textGeneratorFor } from '../campaigns/content';
-import { RENDER_COLUMNS, renderCampaignMessage } from '../campaigns/renderMessage';
+import { campaignAgent, findCampaign } from './campaignRow';
+import { textGeneratorFor } from './content';
+import { RENDER_COLUMNS, renderCampaignMessage } from './renderMessage';
 import { skipReasonSql } from '../contacts/channelAddress';
 import { unsubscribeUrl } from '../contacts/unsubscribe';
 import { providerErrorBody, sendOneEmail } from '../deliveries/outboundMessages';
@@ -23,8 +23,8 @@ import {
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, ruleBroken } from '../platform/errors';
 import { newId } from '../../db/ids';
-import { durationMs, durationSchema } from './duration';
-import { warpId, type WarpCall } from './warpKit';
+import { durationMs, durationSchema } from '../warps/duration';
+import { warpId, type WarpCall } from '../warps/warpKit';
 
 export const sendContactSchema = z.strictObject({
   campaignId: warpId.describe('An existing email campaign'),
