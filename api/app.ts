@@ -23,9 +23,7 @@ import { artifacts } from '../services/deliveries/artifactOperations';
 import { campaigns } from '../services/campaigns/operations';
 import { segments } from '../services/contacts/segmentOperations';
 import { routesOf } from './operationRoutes';
-import { contactsRoutes } from './routes/contacts';
-import { shop } from '../services/shop/operations';
-import { jobsRoutes } from './routes/jobs';
+import { contactOrders, shop } from '../services/shop/operations';
 import { mediaRoutes } from './routes/media';
 import { teamRoutes } from './routes/team';
 import { search } from '../services/search/operations';
@@ -59,8 +57,7 @@ export function apiRoutes(ctx: AppContext): Route[] {
     ...routesOf(ctx, rooms),
     ...routesOf(ctx, apps),
     ...routesOf(ctx, contacts),
-    ...contactsRoutes(ctx),
-    ...jobsRoutes(ctx),
+    ...routesOf(ctx, contactOrders),
     ...routesOf(ctx, jobs),
     ...apiTokensRoutes(ctx),
     ...routesOf(ctx, artifacts),

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import client from 'prom-client';
+import { jobsStartedByType } from '../services/jobs/jobs';
 
 /** Prometheus metrics of the API process: Node defaults plus request counts and latencies by route. */
 export const metricsRegistry = new client.Registry();
@@ -13,11 +14,16 @@ const httpDuration = new client.Histogram({
   registers: [metricsRegistry],
 });
 
-export const jobsStarted = new client.Counter({
+// Counted where jobs start (services/jobs/jobs.ts), over HTTP, MCP or a turn; read at each scrape.
+new client.Counter({
   name: 'jobs_started_total',
   help: 'Jobs accepted and started as workflows, by type',
   labelNames: ['type'],
   registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    for (const [type, count] of jobsStartedByType()) this.inc({ type }, count);
+  },
 });
 
 export const mcpToolCalls = new client.Histogram({

@@ -1,6 +1,7 @@
 import type { AppContext } from '../services/platform/context';
 import type { Caller, Feature, Operation } from '../services/platform/operation';
 import { authOf } from './auth';
+import { idempotencyHeaderSchema, respondIdempotently } from './http';
 import { json, locationHeader, noContent, Reply, ResponseSpec, Route, SuccessStatus } from './routeTable';
 
 /** The HTTP face of an operation, as a route of the table (api/routeTable.ts runs and documents it). */
@@ -18,6 +19,12 @@ export function routeOf(ctx: AppContext, operation: Operation): Route {
     responses[Number(status) as SuccessStatus] = json(schema, description);
   }
   const toInput = (face.input ?? mergeParts) as (parts: Parts) => unknown;
+  const scope = face.idempotent;
+  const headers = scope
+    ? face.headers
+      ? face.headers.extend(idempotencyHeaderSchema.shape)
+      : idempotencyHeaderSchema
+    : face.headers;
   return {
     method: face.method,
     path: face.path,
@@ -27,21 +34,28 @@ export function routeOf(ctx: AppContext, operation: Operation): Route {
     access: operation.access.level,
     ...(face.params ? { params: face.params } : {}),
     ...(face.query ? { query: face.query } : {}),
-    ...(face.headers ? { headers: face.headers } : {}),
+    ...(headers ? { headers } : {}),
     ...(face.body ? { body: { kind: 'json', ...face.body } } : {}),
     responses,
     ...(face.errors ? { errors: face.errors } : {}),
-    handler: async ({ req, params, query, headers, body }): Promise<Reply> => {
+    handler: async ({ req, res, params, query, headers, body }): Promise<Reply | void> => {
       const { team, principal } = authOf(req);
-      const caller: Caller = { team, principal };
-      const output = await operation.handler(ctx, caller, toInput({ params, query, headers, body }));
-      if (face.reply) return face.reply(output as never, ctx);
-      if (face.status === 204) return { status: 204 };
-      return {
-        status: face.status,
-        body: output,
-        ...(face.location ? { headers: { Location: face.location(output as never, ctx) } } : {}),
+      const key = scope ? (headers as { 'idempotency-key'?: string })['idempotency-key'] : undefined;
+      const caller: Caller = { team, principal, ...(key ? { idempotencyKey: key } : {}) };
+      const answer = async (): Promise<Reply> => {
+        const output = await operation.handler(ctx, caller, toInput({ params, query, headers, body }));
+        if (face.reply) return face.reply(output as never, ctx);
+        if (face.status === 204) return { status: 204 };
+        return {
+          status: face.status,
+          body: output,
+          ...(face.location ? { headers: { Location: face.location(output as never, ctx) } } : {}),
+        };
       };
+      // `respondIdempotently` writes the response itself, a replay included.
+      if (scope)
+        await respondIdempotently(ctx, req, res, scope, async () => ({ body: undefined, ...(await answer()) }));
+      else return answer();
     },
   };
 }

@@ -4,7 +4,7 @@ import { webhooks } from '../webhooks/operations';
 import { hooks } from '../hooks/operations';
 import { automations } from '../automations/operations';
 import { forms } from '../forms/operations';
-import { shop } from '../shop/operations';
+import { contactOrders, shop } from '../shop/operations';
 import { artifacts } from '../deliveries/artifactOperations';
 import { warpExecutions } from '../deliveries/executionOperations';
 import { messageLog } from '../deliveries/messageLogOperations';
@@ -49,6 +49,7 @@ export const FEATURES: Feature[] = [
   team,
   search,
   contacts,
+  contactOrders,
   jobs,
   apiTokens,
   media,

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { propertyValueSchema } from '../platform/additionalProperties';
 import { defineOperation, Feature, id } from '../platform/operation';
 import { pageQuerySchema, pageSchema } from '../platform/pagination';
-import { contactSchema, contactUpdateSchema, getContact, listContacts, updateContact } from './contacts';
+import {
+  contactCreateSchema,
+  contactSchema,
+  contactUpdateSchema,
+  createContact,
+  getContact,
+  listContacts,
+  updateContact,
+} from './contacts';
 
 const tag = 'Contacts';
 const contactParams = z.object({ contactId: z.string() });
@@ -17,10 +25,7 @@ const setPropertySchema = z.strictObject({
   value: propertyValueSchema,
 });
 
-/**
- * Contacts: list, read, edit. `POST /contacts` answers idempotently (an `Idempotency-Key` replays
- * the first response), which only a hand-written route does (api/routes/contacts.ts).
- */
+/** Contacts: list, read, edit, and the create, answered once per `Idempotency-Key`. */
 export const contacts: Feature = {
   name: 'contacts',
   operations: [
@@ -83,6 +88,28 @@ export const contacts: Feature = {
           contactId,
           changes: { properties: { [key]: value } },
         }),
+      },
+    }),
+    // Last: in the document `/contacts` lists GET before POST.
+    defineOperation({
+      name: 'contacts.create',
+      access: { level: 'write', app: 'core' },
+      output: contactSchema,
+      handler: (ctx, { team }, contact) => createContact(ctx.db, team.id, contact),
+      http: {
+        method: 'post',
+        path: '/contacts',
+        tag,
+        summary: 'Create a contact (first name = first word of name, last name = the rest)',
+        description:
+          'With an `Idempotency-Key`, a repeat of the same body answers the first response again ' +
+          '(`Idempotent-Replayed: true`); the same key with another body is 409 `conflict`.',
+        status: 201,
+        answer: 'The contact',
+        body: { schema: contactCreateSchema },
+        idempotent: 'contacts.create',
+        location: (contact, ctx) => `${ctx.config.baseUrl}/contacts/${contact.id}`,
+        errors: [409],
       },
     }),
   ],

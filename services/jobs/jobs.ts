@@ -71,6 +71,10 @@ const jobIdFor = (teamId: string, idempotencyKey?: string) =>
     ? `job_k${createHash('sha256').update(`${teamId}\0${idempotencyKey}`).digest('hex').slice(0, 24)}`
     : newId('job');
 
+/** Jobs this process has started, by type: what api/metrics.ts reports as `jobs_started_total`. */
+const started = new Map<JobType, number>();
+export const jobsStartedByType = (): ReadonlyMap<JobType, number> => started;
+
 export async function createJob(
   ctx: AppContext,
   team: TeamRef,
@@ -132,6 +136,7 @@ export async function createJob(
       details: { jobId },
     },
   );
+  started.set(type, (started.get(type) ?? 0) + 1);
   const accepted: z.infer<typeof jobAcceptedSchema> = { jobId, status: 'queued', statusUrl: jobStatusUrl(ctx, jobId) };
   return accepted;
 }

@@ -2,18 +2,61 @@ import { z } from 'zod';
 import { connectedAgent, defineOperation, Feature } from '../platform/operation';
 import { pageSchema } from '../platform/pagination';
 import { createJob, getJob, jobAcceptedSchema, jobListQuerySchema, jobSchema, listJobs } from './jobs';
-import { ingestRequestSchema } from './jobTypes';
+import { ingestRequestSchema, jobRequestSchema, jobTypeNames, requireJobType } from './jobTypes';
 
 const tag = 'Jobs';
 
 /**
- * Jobs: durable work in Temporal, read back by id. `POST /jobs` answers idempotently (an
- * `Idempotency-Key` replays the first response), which only a hand-written route does
- * (api/routes/jobs.ts); `ingest_knowledge` starts one job type over MCP.
+ * Jobs: durable work in Temporal, started once per `Idempotency-Key` and read back by id. Over MCP
+ * the start is `ingest_knowledge`, which starts one job type.
  */
 export const jobs: Feature = {
   name: 'jobs',
   operations: [
+    // First: in the document `/jobs` lists POST before GET.
+    defineOperation({
+      name: 'jobs.create',
+      access: { level: 'write', app: 'core', inTurns: 'startsWork' },
+      input: jobRequestSchema,
+      output: jobAcceptedSchema,
+      handler: (ctx, caller, request) =>
+        createJob(ctx, caller.team, caller.principal.userId, request, caller.idempotencyKey),
+      http: {
+        method: 'post',
+        path: '/jobs',
+        tag,
+        summary: `Start a job (types: ${jobTypeNames.join(', ')})`,
+        description:
+          'With an `Idempotency-Key`, a repeat of the same body answers the first response again ' +
+          '(`Idempotent-Replayed: true`). The body may be up to `JOB_BODY_LIMIT` (64 MB). `input` is the ' +
+          "type's own (one schema per type, keyed by `type`); an unknown type is 400 with `details.knownTypes`.",
+        status: 202,
+        answer: 'Accepted; poll statusUrl',
+        body: {
+          schema: jobRequestSchema,
+          limit: 'JOB_BODY_LIMIT' as const,
+          // An unknown type answers the known ones, not the union's bare "no matching variant".
+          precheck: (body: Record<string, unknown>) => {
+            if (typeof body.type === 'string') requireJobType(body.type);
+          },
+        },
+        idempotent: 'jobs.create',
+        location: (accepted) => accepted.statusUrl,
+        errors: [409, 503],
+      },
+      mcp: {
+        name: 'ingest_knowledge',
+        title: 'Ingest knowledge',
+        description:
+          "Queues a job that chunks a text into the agent's knowledge (the connected agent unless agentId is " +
+          'given). Answers { jobId, status, statusUrl }; the job runs in the background.',
+        input: ingestRequestSchema,
+        toInput: (args: z.infer<typeof ingestRequestSchema>, caller) => ({
+          type: 'knowledge.ingest' as const,
+          input: { ...args, agentId: args.agentId ?? connectedAgent(caller) },
+        }),
+      },
+    }),
     defineOperation({
       name: 'jobs.list',
       access: { level: 'read', app: 'core' },
@@ -44,27 +87,6 @@ export const jobs: Feature = {
         answer: 'The job',
         params: z.object({ jobId: z.string() }),
         errors: [503],
-      },
-    }),
-    defineOperation({
-      name: 'jobs.ingestKnowledge',
-      access: { level: 'write', app: 'core', inTurns: 'startsWork' },
-      input: ingestRequestSchema,
-      output: jobAcceptedSchema,
-      handler: (ctx, caller, input) =>
-        createJob(
-          ctx,
-          caller.team,
-          caller.principal.userId,
-          { type: 'knowledge.ingest', input: { ...input, agentId: input.agentId ?? connectedAgent(caller) } },
-          caller.idempotencyKey,
-        ),
-      mcp: {
-        name: 'ingest_knowledge',
-        title: 'Ingest knowledge',
-        description:
-          "Queues a job that chunks a text into the agent's knowledge (the connected agent unless agentId is " +
-          'given). Answers { jobId, status, statusUrl }; the job runs in the background.',
       },
     }),
   ],

@@ -19,7 +19,10 @@ export interface Caller {
   agentId?: string;
   /** The apps the team has installed (MCP: read once per request). */
   installed?: Set<AppSlug>;
-  /** In an agent's turn: the tool call's id, the key a write that starts durable work makes its start idempotent with. */
+  /**
+   * The key a write that starts durable work makes its start idempotent with: in an agent's turn the
+   * tool call's id; on HTTP, for an `idempotent` face, the request's `Idempotency-Key`.
+   */
   idempotencyKey?: string;
   /** A caller of another team at a public agent's /mcp/agents/{uuid}: `team` is then the agent's. */
   callerTeamId?: string;
@@ -133,6 +136,12 @@ export interface HttpFace<
   otherAnswers?: Partial<Record<200 | 201 | 202 | 403 | 409, [z.ZodType, string]>>;
   /** The body schema the document gives for the answer, when it is not `output`. */
   answerSchema?: z.ZodType;
+  /**
+   * Answers once per `Idempotency-Key`: the route takes the header, a repeat of the same body replays
+   * the first response (`Idempotent-Replayed: true`), and the handler gets the key as
+   * `caller.idempotencyKey`. The value scopes the stored keys (`contacts.create`): never rename it.
+   */
+  idempotent?: string;
   /** Error statuses this route adds to those its access, parameters and body imply (services/platform/errorCatalog.ts). */
   errors?: number[];
 }

@@ -8,6 +8,7 @@ import {
   deleteOrder,
   getOrder,
   listOrders,
+  orderCreateSchema,
   orderRecordedSchema,
   orderSchema,
   teamOrderCreateSchema,
@@ -260,9 +261,44 @@ export const shop: Feature = {
           'errors by CSV line. Safe to re-run.',
       },
     }),
-    // After POST in api/routes/contacts.ts: the path's place in the document is the contacts'.
+  ],
+};
+
+/**
+ * The Shop app's orders under a contact. A feature of their own because their path stands with the
+ * contacts' in the API document (api/app.ts routes them right after the `contacts` feature).
+ */
+export const contactOrders: Feature = {
+  name: 'shop.contactOrders',
+  operations: [
     defineOperation({
-      name: 'shop.contactOrders',
+      name: 'shop.createContactOrder',
+      access: writes,
+      output: orderRecordedSchema,
+      handler: async (ctx, { team }, { contactId, ...order }) => {
+        const { order: recorded, created } = await createOrder(ctx.db, team.id, contactId, order);
+        return { ...recorded, created };
+      },
+      http: {
+        method: 'post',
+        path: '/contacts/{contactId}/orders',
+        tag: 'Contacts',
+        summary: 'Record an order of a contact (segments read orders): an amount, or items (docs/SHOP.md)',
+        description:
+          "The Shop app's order create, under the contact; a known `externalId` answers 200 with that order.",
+        status: 201,
+        answer: 'The order',
+        params: z.object({ contactId: z.string() }),
+        body: { schema: orderCreateSchema },
+        input: ({ params, body }) => ({ ...body, contactId: params.contactId }),
+        answerSchema: orderSchema,
+        reply: ({ created, ...order }) => ({ status: created ? 201 : 200, body: order }),
+        otherAnswers: { 200: [orderSchema, 'The order already recorded'] },
+        errors: [422],
+      },
+    }),
+    defineOperation({
+      name: 'shop.listContactOrders',
       access,
       output: pageSchema(orderSchema),
       handler: (ctx, { team }, query) => listOrders(ctx.db, team.id, query),
