@@ -96,12 +96,11 @@ describe('console: campaigns', () => {
     await expectPageIsClean(page, complaints, 'console-20-campaigns-empty');
 
     await page.getByLabel('Name', { exact: true }).fill('November news');
-    await page.getByLabel('Subject (email, push)').fill('Hi {{first}}');
+    await page.getByLabel('Subject', { exact: true }).fill('Hi {{first}}');
     await page.getByLabel('Message ({{placeholder}} allowed)').fill('Hello {{first}}, here is what is new.');
-    await page.getByLabel('Audience: contacts with any of these tags').fill('newsletter');
-    await page
-      .getByLabel('Placeholders, one per line: name=contact.firstName or a literal')
-      .fill('first=contact.firstName');
+    await page.getByLabel('Contacts with any of these tags').fill('newsletter');
+    await page.getByLabel('{{first}}', { exact: true }).selectOption('contact');
+    await page.getByLabel('Contact field for {{first}}').selectOption('contact.firstName');
     await Promise.all([
       page.waitForURL((url) => /^\/app\/campaigns\/cmp_/.test(url.pathname)),
       page.getByRole('button', { name: 'Create draft' }).click(),
@@ -286,7 +285,7 @@ describe('console: campaigns', () => {
     // A Draft is edited in place: the page and the API show the new text.
     await page.getByRole('button', { name: 'Edit' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Later news, revised');
-    await page.getByLabel('Message', { exact: true }).fill('Hello later, revised.');
+    await page.getByLabel('Message ({{placeholder}} allowed)').fill('Hello later, revised.');
     await page.getByRole('button', { name: 'Save' }).click();
     await textWhen(page.getByRole('heading', { level: 1 }), /revised/);
     expect(await textWhen(page.locator('#content .message').first(), /revised/)).toBe('Hello later, revised.');

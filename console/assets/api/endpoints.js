@@ -279,6 +279,8 @@ export const getCampaignTimeline = (id) => api('GET', '/campaigns/' + seg(id) + 
 export const listContacts = (query) => api('GET', '/contacts' + search(query));
 /** @param {Query<'/search', 'get'>} query @returns {Promise<Answer<Ok<'/search', 'get'>>>} */
 export const searchTeam = (query) => api('GET', '/search' + search(query));
+/** @param {Query<'/search', 'get'>} query @returns {Promise<Answer<Ok<'/search', 'get'>>>} */
+export const searchTeam = (query) => api('GET', '/search' + search(query));
 /** @param {Body<'/contacts', 'post'>} body @returns {Promise<Answer<Ok<'/contacts', 'post'>>>} */
 export const createContact = (body) => api('POST', '/contacts', body);
 /** @param {string} id @returns {Promise<Answer<Ok<'/contacts/{contactId}', 'get'>>>} */

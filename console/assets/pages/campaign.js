@@ -19,6 +19,8 @@ import {
   updateCampaign,
 } from '../api/endpoints.js';
 import { errorText } from '../lib/api.js';
+import { campaignForm, updateBody } from '../lib/campaignForm.js';
+import { campaignDetails } from '../lib/campaignView.js';
 import { badge, facts, fill, h, table, when } from '../lib/dom.js';
 import { content, notFound, pageId, setStatus, setTitle } from '../lib/frame.js';
 import { CHANNELS } from '../lib/names.js';
@@ -87,6 +89,7 @@ export default async function campaignPage() {
   );
   const recipients = h('div', { id: 'recipients' });
   const message = h('div', {});
+  const details = campaignDetails();
   content.replaceChildren(
     header,
     counts,
@@ -95,6 +98,7 @@ export default async function campaignPage() {
     outcome,
     h('h2', {}, 'Message'),
     message,
+    details.el,
     h('h2', {}, 'Over time'),
     sentPlot.el,
     engagementPlot.el,
@@ -149,40 +153,16 @@ export default async function campaignPage() {
       );
     },
     edit() {
-      const name = h('input', { type: 'text', id: 'edit-name', value: campaign.name });
-      const isPush = campaign.channel === 'push';
-      const subject = h('input', {
-        type: 'text',
-        id: 'edit-subject',
-        value: (isPush ? campaign.title : campaign.subject) || '',
-      });
-      const text = h('textarea', { id: 'edit-content' }, campaign.content);
-      return h(
-        'form',
-        {
-          class: 'card',
-          onsubmit: (ev) => {
-            ev.preventDefault();
-            void act(() =>
-              updateCampaign(id, {
-                name: name.value.trim(),
-                content: text.value,
-                ...(campaign.channel === 'email' || isPush
-                  ? { [isPush ? 'title' : 'subject']: subject.value.trim() || null }
-                  : {}),
-              }),
-            );
-          },
+      return campaignForm({
+        prefix: 'edit',
+        title: 'Edit campaign',
+        campaign,
+        submitLabel: 'Save',
+        submit: async (values) => {
+          const res = await act(() => updateCampaign(id, updateBody(campaign, values)));
+          return res.status === 200 ? 'Saved.' : errorText(res);
         },
-        h('label', { for: 'edit-name' }, 'Name'),
-        name,
-        campaign.channel === 'email' || isPush
-          ? [h('label', { for: 'edit-subject' }, isPush ? 'Title' : 'Subject'), subject]
-          : null,
-        h('label', { for: 'edit-content' }, 'Message'),
-        text,
-        h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit' }, 'Save')),
-      );
+      });
     },
     'test-send': async () => {
       const contacts = await listContacts({ limit: 100 });
@@ -268,6 +248,7 @@ export default async function campaignPage() {
     /** @type {[string, string | null]} */
     const heading = c.channel === 'push' ? ['Title', c.title] : ['Subject', c.subject];
     fill(message, heading[1] ? facts([heading]) : null, h('div', { class: 'message' }, c.content));
+    details.show(c);
     // Only what the state allows, as the API lists it: the state table lives in the service.
     const key = c.actions.join(',');
     if (key !== shownActions) {
