@@ -3,8 +3,11 @@ import { html, Html } from '../services/platform/html';
 import type { TeamAgents } from '../services/agents/agents';
 import { CONTACT_EVENTS, ENROLL_FIELDS, stepSchema } from '../services/automations/schemas';
 import { conditionSchema } from '../services/contacts/segments';
+import { artifactTypeSchema } from '../services/deliveries/artifacts';
 import { outboundSourceKindSchema } from '../services/deliveries/outboundMessages';
 import { EVENT_TYPES } from '../services/events/outbox';
+import { FORM_FIELD_NAMES } from '../services/forms/forms';
+import { ALLOWED_MEDIA_TYPES } from '../services/media/media';
 import { HOOK_SOURCES } from '../services/hooks/hookRows';
 import { WEB_HOOK_EVENTS } from '../services/hooks/hooks';
 import { roomEventTypes } from '../services/rooms/roomEvents';
@@ -36,6 +39,10 @@ export const CONSOLE_VOCABULARY = {
   hookSources: HOOK_SOURCES,
   webHookEvents: WEB_HOOK_EVENTS,
   messageSources: outboundSourceKindSchema.options,
+  formFields: FORM_FIELD_NAMES,
+  /** The types a media upload may have (services/media/media.ts); its size limit is the config's, per page. */
+  mediaTypes: ALLOWED_MEDIA_TYPES,
+  artifactTypes: artifactTypeSchema.options,
 };
 
 /**
@@ -57,12 +64,18 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { name: 'hooks', path: '/app/hooks', title: 'Hooks and keys', nav: 'Hooks' },
   { name: 'messages', path: '/app/messages', title: 'Messages', nav: 'Messages' },
   { name: 'artifacts', path: '/app/artifacts', title: 'Artifacts', nav: 'Artifacts' },
+  { name: 'artifact', path: '/app/artifacts/:id', title: 'Artifact', section: 'artifacts' },
+  { name: 'media', path: '/app/media', title: 'Media', nav: 'Media' },
   { name: 'contacts', path: '/app/contacts', title: 'Contacts', nav: 'Contacts' },
   { name: 'contact', path: '/app/contacts/:id', title: 'Contact', section: 'contacts' },
   { name: 'segments', path: '/app/segments', title: 'Segments', nav: 'Segments' },
+  { name: 'forms', path: '/app/forms', title: 'Forms', nav: 'Forms' },
+  { name: 'form', path: '/app/forms/:id', title: 'Form', section: 'forms' },
+  { name: 'shop', path: '/app/shop', title: 'Shop', nav: 'Shop' },
   { name: 'agents', path: '/app/agents', title: 'Agents', nav: 'Agents' },
   { name: 'agent', path: '/app/agents/:id', title: 'Agent', section: 'agents' },
   { name: 'tokens', path: '/app/tokens', title: 'API tokens', nav: 'API tokens' },
+  { name: 'team', path: '/app/team', title: 'Team', nav: 'Team' },
 ];
 
 interface ConsolePage {
@@ -106,6 +119,8 @@ export function consolePage(view: {
   path: string;
   /** `{base_url}`: where the API is reached from outside (the inbound hook URL a page shows). */
   apiBaseUrl: string;
+  /** The largest media upload, bytes (MEDIA_MAX_BYTES), shown with the allowed types. */
+  mediaMaxBytes: number;
 }): string {
   const section = CONSOLE_PAGES.find((p) => p.name === view.page)?.section ?? view.page;
   const nav = CONSOLE_PAGES.filter((p) => p.nav).map(
@@ -123,7 +138,7 @@ export function consolePage(view: {
 <form method="post" action="/app/logout" class="signout"><input type="hidden" name="csrf_token" value="${view.csrfToken}"><span class="muted who">${view.email}</span><button type="submit">Sign out</button></form></header>
 <nav aria-label="Sections"><ul>${nav}</ul></nav>
 <main id="main" data-page="${view.page}" data-id="${view.id ?? ''}" data-team="${view.team.teamSlug}"><h1>${view.title}</h1><p class="muted" id="status" role="status" aria-live="polite">Loading…</p><div id="content"></div></main>`,
-    html`<meta name="csrf-token" content="${view.csrfToken}"><meta name="console-vocabulary" content="${JSON.stringify({ ...CONSOLE_VOCABULARY, apiBaseUrl: view.apiBaseUrl })}"><link rel="stylesheet" href="/app/assets/uplot.css"><script src="/app/assets/uplot.js" defer></script><script type="module" src="/app/assets/main.js"></script><link rel="modulepreload" href="/app/assets/pages/${view.page}.js">`,
+    html`<meta name="csrf-token" content="${view.csrfToken}"><meta name="console-vocabulary" content="${JSON.stringify({ ...CONSOLE_VOCABULARY, apiBaseUrl: view.apiBaseUrl, mediaMaxBytes: view.mediaMaxBytes })}"><link rel="stylesheet" href="/app/assets/uplot.css"><script src="/app/assets/uplot.js" defer></script><script type="module" src="/app/assets/main.js"></script><link rel="modulepreload" href="/app/assets/pages/${view.page}.js">`,
   );
 }
 

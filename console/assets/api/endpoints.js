@@ -279,8 +279,6 @@ export const getCampaignTimeline = (id) => api('GET', '/campaigns/' + seg(id) + 
 export const listContacts = (query) => api('GET', '/contacts' + search(query));
 /** @param {Query<'/search', 'get'>} query @returns {Promise<Answer<Ok<'/search', 'get'>>>} */
 export const searchTeam = (query) => api('GET', '/search' + search(query));
-/** @param {Query<'/search', 'get'>} query @returns {Promise<Answer<Ok<'/search', 'get'>>>} */
-export const searchTeam = (query) => api('GET', '/search' + search(query));
 /** @param {Body<'/contacts', 'post'>} body @returns {Promise<Answer<Ok<'/contacts', 'post'>>>} */
 export const createContact = (body) => api('POST', '/contacts', body);
 /** @param {string} id @returns {Promise<Answer<Ok<'/contacts/{contactId}', 'get'>>>} */
@@ -339,6 +337,49 @@ export const listEnrollments = (id, query) => api('GET', '/automations/' + seg(i
  */
 export const getEnrollment = (id, enrollmentId) =>
   api('GET', '/automations/' + seg(id) + '/enrollments/' + seg(enrollmentId));
+
+// ---------------------------------------------------------------- Forms
+
+/** @param {Query<'/forms', 'get'>} query @returns {Promise<Answer<Ok<'/forms', 'get'>>>} */
+export const listForms = (query) => api('GET', '/forms' + search(query));
+/** @param {Body<'/forms', 'post'>} body @returns {Promise<Answer<Ok<'/forms', 'post'>>>} */
+export const createForm = (body) => api('POST', '/forms', body);
+/** @param {string} id @returns {Promise<Answer<Ok<'/forms/{formId}', 'get'>>>} */
+export const getForm = (id) => api('GET', '/forms/' + seg(id));
+/**
+ * @param {string} id @param {Body<'/forms/{formId}', 'patch'>} body
+ * @returns {Promise<Answer<Ok<'/forms/{formId}', 'patch'>>>}
+ */
+export const updateForm = (id, body) => api('PATCH', '/forms/' + seg(id), body);
+/** @param {string} id @returns {Promise<Answer<Ok<'/forms/{formId}', 'delete'>>>} */
+export const deleteForm = (id) => api('DELETE', '/forms/' + seg(id));
+/**
+ * @param {string} id @param {Query<'/forms/{formId}/submissions', 'get'>} query
+ * @returns {Promise<Answer<Ok<'/forms/{formId}/submissions', 'get'>>>}
+ */
+export const listFormSubmissions = (id, query) => api('GET', '/forms/' + seg(id) + '/submissions' + search(query));
+
+// ---------------------------------------------------------------- Shop: products and orders
+
+/** @param {Query<'/products', 'get'>} query @returns {Promise<Answer<Ok<'/products', 'get'>>>} */
+export const listProducts = (query) => api('GET', '/products' + search(query));
+/** @param {Body<'/products', 'post'>} body @returns {Promise<Answer<Ok<'/products', 'post'>>>} */
+export const createProduct = (body) => api('POST', '/products', body);
+/**
+ * @param {string} id @param {Body<'/products/{productId}', 'patch'>} body
+ * @returns {Promise<Answer<Ok<'/products/{productId}', 'patch'>>>}
+ */
+export const updateProduct = (id, body) => api('PATCH', '/products/' + seg(id), body);
+/** @param {string} id @returns {Promise<Answer<Ok<'/products/{productId}', 'delete'>>>} */
+export const deleteProduct = (id) => api('DELETE', '/products/' + seg(id));
+/** @param {Query<'/orders', 'get'>} query @returns {Promise<Answer<Ok<'/orders', 'get'>>>} */
+export const listOrders = (query) => api('GET', '/orders' + search(query));
+/**
+ * @param {string} contactId @param {Query<'/contacts/{contactId}/orders', 'get'>} query
+ * @returns {Promise<Answer<Ok<'/contacts/{contactId}/orders', 'get'>>>}
+ */
+export const listContactOrders = (contactId, query) =>
+  api('GET', '/contacts/' + seg(contactId) + '/orders' + search(query));
 
 // ---------------------------------------------------------------- Media and artifacts
 

@@ -33,7 +33,11 @@ export const pageId = main.dataset.id || '';
  *   hookSources: string[],
  *   webHookEvents: string[],
  *   messageSources: string[],
+ *   formFields: string[],
+ *   mediaTypes: string[],
+ *   artifactTypes: string[],
  *   apiBaseUrl: string,
+ *   mediaMaxBytes: number,
  * }} Vocabulary
  */
 /** @type {Vocabulary} */
