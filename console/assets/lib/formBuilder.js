@@ -71,8 +71,7 @@ export async function formBuilder(form, saved) {
     const label = h('input', {
       type: 'text',
       id: id('label-' + fieldName),
-      value: had && had.label && had.label !== words(fieldName) ? had.label : '',
-      placeholder: words(fieldName),
+      value: (had && had.label) || '',
       maxlength: 100,
     });
     return {
@@ -83,7 +82,7 @@ export async function formBuilder(form, saved) {
         h('legend', {}, words(fieldName)),
         h('label', { class: 'check', for: ask.id }, ask, ' Ask for it'),
         h('label', { class: 'check', for: required.id }, required, ' Required'),
-        field(label.id, 'Label (empty: ' + words(fieldName) + ')', label),
+        field(label.id, 'Label (empty: the default)', label),
       ),
       /** @returns {FormField | null} */
       read() {
