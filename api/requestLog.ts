@@ -25,10 +25,9 @@ export interface LoggedRequest {
  * One line per finished request (`request completed`, `request aborted`, or `request errored` with
  * the `err` of a 5xx), with the request, the response's status and headers and `responseTime`:
  * the line pino-http wrote, field for field. pino-http also made a child logger per request and
- * serialized the request into it up front, for every request, whether or not anything logged
- * through it (the request log was 5.5 % of the API's CPU under bench (f), run 20); here the
- * request is serialized once, for the line, and `req.log` is made only when something uses it
- * (an error), with the same bindings.
+ * serialized the request into it up front, whether or not anything logged through it, a cost on
+ * every request; here the request is serialized once, for the line, and `req.log` is made only
+ * when something uses it (an error), with the same bindings.
  */
 export function requestLog(
   logger: Logger,

@@ -27,8 +27,8 @@ function resumeAfter(raw: string | undefined): number {
 
 /**
  * Catch-up batches (a stream behind by a full batch or more) that one API process writes at once:
- * the rest wait their turn, so 200 readers replaying long rooms leave the event loop free for
- * live rooms' events (bench (k)).
+ * the rest wait their turn, so many readers replaying long rooms leave the event loop free for
+ * live rooms' events.
  */
 const CATCH_UP_BATCHES_AT_ONCE = 2;
 let catchUpRunning = 0;

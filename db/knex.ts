@@ -9,15 +9,14 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 export type Db = Knex;
 
 /**
- * Runs `query` as a prepared statement, parsed and planned once per connection: for a hot
- * statement whose planning costs Postgres more than running it (the credential's, planned in
- * 0.26 ms and run in 0.08: docs/BENCHMARKS.md › Run 29). Named after its text, so that each text
- * is prepared once per connection whatever its bindings; use it only where the text takes a few
- * shapes (every one is kept for the connection's life). After five custom plans Postgres may keep
- * a generic one, when it estimates it no dearer; for the credential's it does
- * (`pg_prepared_statements`: 5 custom plans, then generic ones). A pooler in transaction mode
- * needs protocol-level prepared statements (PgBouncer 1.21+, `max_prepared_statements`). Name the
- * columns a statement returns: Postgres refuses to run a prepared `*` again on a connection once a
+ * Runs `query` as a prepared statement, parsed and planned once per connection: for a hot statement
+ * whose planning costs Postgres more than running it (the credential's). Named after its text, so
+ * that each text is prepared once per connection whatever its bindings; use it only where the text
+ * takes a few shapes (every one is kept for the connection's life). After five custom plans
+ * Postgres may keep a generic one, when it estimates it no dearer; for the credential's it does
+ * (`pg_prepared_statements`: 5 custom plans, then generic ones). A pooler in transaction mode needs
+ * protocol-level prepared statements (PgBouncer 1.21+, `max_prepared_statements`). Name the columns
+ * a statement returns: Postgres refuses to run a prepared `*` again on a connection once a
  * migration has widened the table (and one that changes a returned column's type needs the
  * processes restarted).
  */
@@ -30,8 +29,7 @@ export function preparedOnce<Q extends Knex.QueryBuilder | Knex.Raw>(query: Q): 
   }
   compiled.options = { ...compiled.options, name };
   // knex compiles a builder again when it runs it; this one is compiled already (its name is read
-  // from the compiled text). Compiling the credential's CTE twice showed in the API's profile
-  // under bench (a) (docs/BENCHMARKS.md › Run 30).
+  // from the compiled text), and a hot statement is not worth compiling twice.
   return Object.assign(query, { toSQL: () => compiled });
 }
 

@@ -16,8 +16,8 @@ import type { Request, Response } from 'express';
 /**
  * Stateless Streamable HTTP with JSON responses, on Node's own request and response: the SDK's
  * `StreamableHTTPServerTransport` does the same exchange through web `Request`/`Response` objects
- * that `@hono/node-server` converts from and back to Node's, per request (5 % of the API's CPU
- * under MCP load, bench (f), run 20). What a client sees is the SDK transport's, check for check
+ * that `@hono/node-server` converts from and back to Node's, a cost on every call. What a client
+ * sees is the SDK transport's, check for check
  * and in the same order (test/mcp/mcp.protocol.test.ts): 406 without `Accept` of both JSON and
  * SSE, 415 for a body that is not JSON, 400 for an unsupported `Mcp-Protocol-Version`, for a
  * message that is not JSON-RPC, for a batch over 100 or with a second `initialize`; notifications
@@ -71,8 +71,7 @@ class JsonResponseTransport implements Transport {
  * What a message is, read off its keys: each one was parsed by `JSONRPCMessageSchema` (a
  * client's) or built by the SDK (a response). The SDK's guards (`isJSONRPCRequest` and the like)
  * parse it with zod again on every test, result included, and a failed test builds a ZodError:
- * four or five parses an exchange, about 50 µs of the API's CPU per call (docs/BENCHMARKS.md ›
- * Run 30).
+ * four or five parses an exchange.
  */
 const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
 const isResponse = (m: JSONRPCMessage): m is JSONRPCResponse => 'id' in m && ('result' in m || 'error' in m);

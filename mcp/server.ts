@@ -85,8 +85,8 @@ function toolError(body: ErrorBody): CallToolResult {
  * sensitive write of an agent in manual mode, opens an execution that waits for a person).
  */
 /**
- * One validator for every request's server: the SDK would otherwise build an Ajv instance per
- * `new Server` (5 % of the API's CPU under MCP load, bench (f)); it holds no per-request state.
+ * One validator for every request's server: the SDK would otherwise build an Ajv instance, which is
+ * costly, per `new Server`; it holds no per-request state.
  */
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 

@@ -79,7 +79,7 @@ export async function startDevServer(opts: {
     'system.enableActivityEagerExecution': true,
     // New tasks go to one partition of each task queue. With the default four, on this one-process
     // server, a task and a waiting poll often met only after being forwarded between partitions:
-    // workflows completed half as fast for twice the server's CPU (docs/BENCHMARKS.md, run 27).
+    // workflows ran slower for more of the server's CPU.
     // Polls still read all four, so tasks written before this setting are still taken.
     'matching.numTaskqueueWritePartitions': 1,
     ...opts.dynamicConfig,

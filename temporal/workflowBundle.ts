@@ -4,8 +4,7 @@
  *
  * The worker runs every workflow in one reused V8 context, where a module the bundle did not load
  * before the first workflow is evaluated again for each workflow: our workflow modules and the
- * SDK's `@temporalio/workflow` index, about 1.4 ms of the workflow thread per workflow in bench (b)
- * (docs/BENCHMARKS.md › Run 28). Preloaded, they are evaluated once and shared. That is safe
+ * SDK's `@temporalio/workflow` index. Preloaded, they are evaluated once and shared. That is safe
  * because no module under workflows/ keeps state at module scope: their top level only declares
  * functions, constants, signal/query/update definitions and activity proxies, which hold options
  * and look up the running workflow when called (test/workflows/workflow.contracts.test.ts checks

@@ -3,9 +3,9 @@ import type { Knex } from 'knex';
 /**
  * A team's cycle is counted on several rows (`shard`), summed when read (docs/MCP.md › Credits).
  * Every charge of an unmetered team went to one row, whose lock each call held until its commit
- * was flushed: at a thousand calls a second, calls queued on it (pg_stat_statements: 1.7 ms a
- * charge, docs/BENCHMARKS.md run 27). An unmetered charge now takes one of 16 rows; a metered
- * charge still takes row 0, under its lock, against the sum of them all. Existing rows are row 0.
+ * was flushed, so under load calls queued on it. An unmetered charge now takes one of 16 rows; a
+ * metered charge still takes row 0, under its lock, against the sum of them all. Existing rows are
+ * row 0.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('credit_usage', (t) => {

@@ -54,7 +54,7 @@ export async function snapshotAudience(db: Db, campaignId: string, run: number):
       // in) is also the order of their keys `<campaignId>:<contactId>:<attempt>`: the indexes a
       // chunk's record writes (the recipient's key, the outbound message's key and Message-ID)
       // then grow in order instead of taking a random page per recipient once they outgrow
-      // Postgres's buffers (docs/BENCHMARKS.md, run 23).
+      // Postgres's buffers.
       .orderBy('contacts.id');
     await trx.raw(
       `INSERT INTO campaign_recipients (campaign_id, contact_id, status, skip_reason, address, attempt, card) ${select.toQuery()} ON CONFLICT DO NOTHING`,

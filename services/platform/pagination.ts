@@ -95,8 +95,8 @@ export async function keysetPage<R extends { seq: number }, T>(
 }
 
 /**
- * A page whose columns are named is prepared once per connection: Postgres planned such a page
- * for longer than it ran it (bench (f), docs/BENCHMARKS.md › Run 35). One that selects `*` is not:
+ * A page whose columns are named is prepared once per connection: Postgres plans such a page for
+ * longer than it runs it. One that selects `*` is not:
  * a prepared `*` fails once a migration widens the table (db/knex.ts › preparedOnce).
  */
 function preparedUnlessStar(query: Knex.QueryBuilder): Knex.QueryBuilder {

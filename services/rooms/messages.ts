@@ -61,8 +61,8 @@ export async function nextMessageSeq(db: Db, roomId: string): Promise<number> {
 /**
  * A person's message and the turn it queues, in one statement: the room's next sequence (under
  * its row lock), the message, and the turn, whose id `<roomId>:<seq>` is formed here and nowhere
- * else. Three statements in a row were three round trips between the message and the model
- * (bench (g), docs/BENCHMARKS.md › Run 34). Answers the turn's id.
+ * else: three statements would be three round trips between the message and the model. Answers
+ * the turn's id.
  */
 async function insertMessageAndTurn(
   trx: Knex.Transaction,

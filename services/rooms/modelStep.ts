@@ -53,7 +53,7 @@ export async function runModelStep(
   // The request goes out first; its bookkeeping (the turn marked running, the model call, the
   // message's first event) is written while the model thinks: time to first token. It starts once
   // the request has been written, so that building its statements does not hold the request back
-  // (on the event loop's next turn the request was not yet written: docs/BENCHMARKS.md › Run 34).
+  // (on the event loop's next turn it may not be written yet).
   const startedAt = Date.now();
   // Its own abort: a step that fails before reading the answer must not leave the model talking (and billing).
   const abort = new AbortController();

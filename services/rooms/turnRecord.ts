@@ -38,9 +38,8 @@ export interface TurnRecord {
 
 export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
   // Every model step and tool call reads it first, before anything else: one text, prepared once
-  // per connection (Postgres planned its joins in 0.6 ms and ran them in 0.14, bench (g),
-  // docs/BENCHMARKS.md › Run 31). The installed apps and the model's key come with it: as
-  // statements of their own they ran beside the turn's context reads, and slowed them (Run 34).
+  // per connection (Postgres plans its joins for longer than it runs them). The installed apps and
+  // the model's key come with it: as statements of their own they slowed the turn's context reads.
   // Its columns are named: a column a migration adds must not change what the statement returns.
   const row = await preparedOnce(
     db('room_turns')

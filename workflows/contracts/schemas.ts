@@ -4,8 +4,7 @@ import { z } from 'zod';
  * The zod schemas of what workflows carry, for the API and the services that parse and document
  * them. Contracts take their types from here with `import type` only, so zod never enters the
  * workflow bundle: the bundle's modules are evaluated again for every workflow the worker
- * instantiates, and zod's schema construction was a third of the workflow thread's time when
- * thousands of short workflows ran (docs/BENCHMARKS.md, run 24).
+ * instantiates, and building zod's schemas each time would slow every short workflow.
  */
 
 /** The spec's Error resource; workflow results carry it (a delivery's failed records, a job's error). */

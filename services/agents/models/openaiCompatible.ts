@@ -23,10 +23,9 @@ export const DEFAULT_MODEL_STALL_MS = 120_000;
  * as retryable: the activity's heartbeat alone would keep such a call alive until its 10-minute
  * timeout. A connection cut mid-answer is a failure too, never a short answer.
  *
- * The `openai` SDK, not the `ai` SDK: on the same call with the 60 tools a turn offers, the `ai`
- * SDK spent about 5 ms more before the request left and before its first text came back (it
- * validates the whole prompt with zod and passes every chunk through several web streams), which
- * was a tenth of bench (g)'s overhead (docs/BENCHMARKS.md › Run 33).
+ * The `openai` SDK, not the `ai` SDK: that one validates the whole prompt with zod and passes
+ * every chunk through several web streams, which delays the request and its first text
+ * (docs/BENCHMARKS.md, run 33).
  */
 export function openAiCompatibleModel(settings: {
   baseUrl: string;
