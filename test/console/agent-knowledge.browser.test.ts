@@ -8,6 +8,7 @@ import {
   DESKTOP,
   expectPageIsClean,
   PHONE,
+  screenshot,
   scrollsSideways,
   textWhen,
   useConsoleSuite,
@@ -132,7 +133,7 @@ describe("console: an agent's knowledge and mailbox", () => {
       description: 'a client asks for an invoice or a receipt',
     });
     await textWhen(page.locator(`#skill-list li[data-id="${skill.id}"]`), /receipt/);
-    await page.screenshot({ path: '.data/screenshots/console-agent-knowledge-skills-desktop.png', fullPage: true });
+    await screenshot(page, 'console-agent-knowledge-skills-desktop');
     await page.getByRole('button', { name: 'Delete skill write-invoice' }).click();
     await page.locator(`#skill-list li[data-id="${skill.id}"]`).waitFor({ state: 'detached' });
     expect(await skills()).toEqual([]);
@@ -152,6 +153,7 @@ describe("console: an agent's knowledge and mailbox", () => {
     expect(document).toMatchObject({ title: 'Price list 2026' });
     expect(document.chunkCount).toBeGreaterThan(0);
     expect(await page.locator(`tr[data-id="${document.id}"]`).innerText()).toContain('Price list 2026');
+    await screenshot(page, 'console-agent-knowledge-documents-desktop');
 
     // Character: saved, then the persona cleared.
     await tab(page, 'Character');
@@ -164,6 +166,7 @@ describe("console: an agent's knowledge and mailbox", () => {
       persona: 'A calm bookkeeper who writes short emails.',
       instructions: 'Never promise a discount.',
     });
+    await screenshot(page, 'console-agent-knowledge-character-desktop');
     await page.reload();
     expect(await page.getByRole('tab', { name: 'Character' }).getAttribute('aria-selected')).toBe('true');
     expect(

@@ -94,17 +94,25 @@ export function characterPanel(agentId, character) {
     },
   );
   form.id = 'character-form';
+  // What the person is typing is never overwritten by a re-read (the tab re-reads when shown).
+  let typed = false;
+  form.addEventListener('input', () => (typed = true));
   const show = (/** @type {Ok<'/agents/{agentId}/character', 'get'>} */ c) => {
     inputs.persona.value = c.persona || '';
     inputs.instructions.value = c.instructions || '';
+    typed = false;
   };
   show(character);
+  form.insertBefore(
+    h('p', { class: 'muted' }, 'Each at most 8000 characters; an empty field clears it.'),
+    form.querySelector('.actions'),
+  );
   return {
-    el: h('div', {}, form, h('p', { class: 'muted' }, 'Each at most 8000 characters; an empty field clears it.')),
+    el: h('div', {}, form),
     load: async () => {
       const res = await getCharacter(agentId);
       if (res.status !== 200) throw new Error(errorText(res));
-      show(res.body);
+      if (!typed) show(res.body);
     },
   };
 }
