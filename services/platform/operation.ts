@@ -65,7 +65,7 @@ export interface OperationAccess {
    */
   chargeInRead?: true;
   /**
-   * A sensitive write, by its warp (a key of `sensitiveWrites`, services/deliveries/warps.ts): on
+   * A sensitive write, by its warp (a key of `sensitiveWrites`, services/catalog/sensitiveWrites.ts): on
    * MCP and in turns, for an agent in manual mode it waits for a person and answers `pending: true`;
    * its MCP arguments are the warp's. HTTP callers are people and run the handler at once.
    */
