@@ -25,20 +25,19 @@ export default async function shopPage() {
 
   const products = pagedList('Products', listProducts, 25, (items) =>
     table(
-      ['Product', 'SKU', 'Price', 'State', ''],
+      ['Product', 'Price', 'State'],
       items.map((p) =>
         h(
           'tr',
           { dataset: { id: p.id } },
-          h('td', {}, p.name),
-          h('td', {}, h('code', {}, p.sku)),
-          h('td', { class: 'price' }, money(p.price, p.currency)),
-          h('td', {}, badge(p.active ? 'active' : 'inactive')),
           h(
             'td',
-            {},
+            { class: 'product' },
+            h('strong', {}, p.name),
+            ' ',
+            h('code', {}, p.sku),
             h(
-              'span',
+              'div',
               { class: 'small-actions' },
               h(
                 'button',
@@ -69,6 +68,8 @@ export default async function shopPage() {
               }),
             ),
           ),
+          h('td', { class: 'price' }, money(p.price, p.currency)),
+          h('td', {}, badge(p.active ? 'active' : 'inactive')),
         ),
       ),
       'No product yet.',
