@@ -232,6 +232,7 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
           teams: session.teams,
           path: req.path,
           apiBaseUrl: ctx.config.baseUrl,
+          mediaMaxBytes: ctx.config.MEDIA_MAX_BYTES,
         }),
       );
     });

@@ -58,6 +58,22 @@ export async function upload(path, file) {
 }
 
 /**
+ * A file the API answers (a download), with the page's CSRF token: `{ status, blob, filename }` on
+ * 200 (the name from its Content-Disposition), else `{ status, body }` with the error envelope.
+ * @param {string} path
+ * @returns {Promise<{ status: number, body: unknown, blob?: Blob, filename?: string }>}
+ */
+export async function download(path) {
+  const res = await fetch('/app/api' + path, {
+    credentials: 'same-origin',
+    headers: { 'X-CSRF-Token': csrf },
+  });
+  if (res.status !== 200) return { status: res.status, body: await res.json().catch(() => undefined) };
+  const named = /filename="([^"]*)"/.exec(res.headers.get('Content-Disposition') || '');
+  return { status: 200, body: undefined, blob: await res.blob(), filename: named ? named[1] : undefined };
+}
+
+/**
  * An answer that is not the one asked for, in words: the API's error message and code, else its status.
  * @param {{ status: number, body: unknown }} res
  */

@@ -108,7 +108,7 @@ export default async function artifactsPage() {
         h(
           'tr',
           { dataset: { id: a.id } },
-          h('td', {}, a.url ? h('a', { href: a.url, rel: 'noopener noreferrer' }, a.title) : a.title),
+          h('td', {}, h('a', { href: '/app/artifacts/' + encodeURIComponent(a.id) }, a.title)),
           h('td', {}, a.type),
           h('td', {}, a.contactId ? contactName.get(a.contactId) || a.contactId : ''),
           h('td', {}, (a.media || []).map((m) => m.filename).join(', ')),

@@ -1,7 +1,7 @@
 // @ts-check
 /* Messages: the message log and the sandbox outbox. */
 import { listMessages, listOutbox } from '../api/endpoints.js';
-import { badge, field, h, options, table, when } from '../lib/dom.js';
+import { badge, field, fill, h, options, table, when } from '../lib/dom.js';
 import { content, every, setStatus, vocabulary } from '../lib/frame.js';
 import { CHANNELS } from '../lib/names.js';
 import { pagedList } from '../lib/paged.js';
@@ -9,6 +9,12 @@ import { pagedList } from '../lib/paged.js';
 /** @typedef {Query<'/messages', 'get'>} MessageQuery */
 
 export default function messagesPage() {
+  // A link from another page narrows the log: ?sourceKind=delivery&sourceId=<execution>&contactId=<contact>.
+  const asked = new URLSearchParams(window.location.search);
+  /** @type {{ sourceId?: string, contactId?: string }} */
+  const narrowed = {};
+  if (asked.get('sourceId')) narrowed.sourceId = asked.get('sourceId') || undefined;
+  if (asked.get('contactId')) narrowed.contactId = asked.get('contactId') || undefined;
   const sourceFilter = h(
     'select',
     { id: 'message-source' },
@@ -26,10 +32,13 @@ export default function messagesPage() {
       ['failed', 'failed'],
     ]),
   );
+  sourceFilter.value = vocabulary.messageSources.includes(asked.get('sourceKind') || '')
+    ? asked.get('sourceKind') || ''
+    : '';
   /** The log as filtered now, a page at a time (the filters' values are the API's: the vocabulary's source kinds, sent or failed). */
   const query = () => {
     /** @type {MessageQuery} */
-    const filters = {};
+    const filters = { ...narrowed };
     if (sourceFilter.value) filters.sourceKind = /** @type {MessageQuery['sourceKind']} */ (sourceFilter.value);
     if (statusFilter.value) filters.status = /** @type {MessageQuery['status']} */ (statusFilter.value);
     return (/** @type {PageAsked} */ page) => listMessages({ ...filters, ...page });
@@ -79,13 +88,25 @@ export default function messagesPage() {
   const refilter = () => void log.restart(query()).catch((err) => setStatus(err.message));
   sourceFilter.addEventListener('change', refilter);
   statusFilter.addEventListener('change', refilter);
-  content.replaceChildren(
+  fill(
+    content,
     h(
       'div',
       { class: 'toolbar' },
       h('div', {}, field('message-source', 'Sent for', sourceFilter)),
       h('div', {}, field('message-status', 'Status', statusFilter)),
     ),
+    narrowed.sourceId || narrowed.contactId
+      ? h(
+          'p',
+          { class: 'muted', id: 'message-narrowed' },
+          'Only the messages of ',
+          [narrowed.sourceId, narrowed.contactId && 'contact ' + narrowed.contactId].filter(Boolean).join(', '),
+          '. ',
+          '(The sandbox outbox below is not narrowed.) ',
+          h('a', { href: '/app/messages' }, 'Show every message'),
+        )
+      : null,
     h(
       'section',
       { 'aria-labelledby': 'log-title', id: 'message-log' },
