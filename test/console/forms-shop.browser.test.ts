@@ -186,9 +186,12 @@ describe('console: forms and shop', () => {
     await page.locator(`tr[data-id="${lamp.id}"]`).waitFor({ state: 'detached' });
     expect((await suite.api.get(`/products/${lamp.id}`)).status).toBe(404);
 
-    // On a phone, opened on the contact's orders from a link.
-    const phone = await browser.signedIn('/app/shop', PHONE);
-    await phone.page.goto(`${suite.server.url}/app/shop?contact=${encodeURIComponent(dana.id)}`);
+    // On a phone, from the contact's page to its orders.
+    const phone = await browser.signedIn(`/app/contacts/${dana.id}`, PHONE);
+    await Promise.all([
+      phone.page.waitForURL((url) => url.pathname === '/app/shop'),
+      phone.page.getByRole('link', { name: 'Its orders in the Shop' }).click(),
+    ]);
     await textWhen(phone.page.locator('#contact-orders-total'), /1 order/);
     expect(await scrollsSideways(phone.page)).toBe(false);
     await expectPageIsClean(phone.page, phone.complaints, 'console-shop-phone');

@@ -117,6 +117,7 @@ export default function contactPage() {
         ['Last contact', c.lastContactAt ? when(c.lastContactAt) : null],
         ['Created', when(c.createdAt)],
         ['Updated', when(c.updatedAt)],
+        ['Orders', h('a', { href: '/app/shop?contact=' + encodeURIComponent(c.id) }, 'Its orders in the Shop')],
       ]),
     );
     const keys = Object.keys(c.properties).sort();
