@@ -996,6 +996,17 @@ describe('team isolation matrix', () => {
       check: excludes('id', () => a.campaignId),
     },
     {
+      // B has no campaign of its own: A's two (one sent, which counts its recipient) must not show.
+      endpoint: 'GET /campaigns/totals',
+      method: 'GET',
+      operation: 'GET /campaigns/totals',
+      path: () => '/campaigns/totals',
+      check: (status, body) => {
+        expect(status).toBe(200);
+        expect([body.campaigns, body.recipients, body.byStatus.draft]).toEqual([0, 0, 0]);
+      },
+    },
+    {
       endpoint: "POST /campaigns (A's contact)",
       method: 'POST',
       operation: 'POST /campaigns',
