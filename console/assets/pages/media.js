@@ -2,7 +2,7 @@
 /* Media: the team's files in pages; upload (with the types and size the API takes), download, delete. */
 import { deleteMedia, downloadMedia, listMedia, uploadMedia } from '../api/endpoints.js';
 import { errorText } from '../lib/api.js';
-import { count, h, when, wrappable } from '../lib/dom.js';
+import { count, h, when } from '../lib/dom.js';
 import { content, every, setStatus, vocabulary } from '../lib/frame.js';
 import { pagedList } from '../lib/paged.js';
 import { deleteButton, smallForm } from '../lib/widgets.js';
@@ -20,6 +20,10 @@ function size(/** @type {number} */ bytes) {
   }
   return (Number.isInteger(n) ? String(n) : n.toFixed(1)) + ' ' + units[unit];
 }
+
+/** A media type that may wrap after "/" or "-" and before a dot, never inside a word (text and <wbr>s). */
+const breakable = (/** @type {string} */ type) =>
+  type.split(/(?<=[/-])|(?=\.)/).flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]));
 
 /** Saves a file the API answered as the browser saves a download. */
 async function save(/** @type {Item<'/media'>} */ m, /** @type {(text: string) => unknown} */ report) {
@@ -115,7 +119,7 @@ export default function mediaPage() {
     h(
       'ul',
       { class: 'types', id: 'media-types' },
-      vocabulary.mediaTypes.map((t) => h('li', {}, h('code', {}, wrappable(t)))),
+      vocabulary.mediaTypes.map((t) => h('li', {}, h('code', {}, breakable(t)))),
     ),
   );
   form.insertBefore(limits, form.querySelector('.actions'));
