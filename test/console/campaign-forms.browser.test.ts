@@ -297,6 +297,10 @@ describe('console: campaign forms', () => {
     await tags.fill('vip');
     await pick(page, 'edit', 'Pia', pia);
     await page.getByLabel('Scheduled for (your time; empty: when sent)').fill('');
+    await page.setViewportSize(PHONE);
+    expect(await scrollsSideways(page)).toBe(false);
+    await screenshot(page, 'console-campaign-forms-edit-draft-phone');
+    await page.setViewportSize(DESKTOP);
     await page.getByRole('button', { name: 'Save' }).click();
     await textWhen(page.locator('#action-outcome'), /Done|\(/);
     expect((await suite.api.get(`/campaigns/${campaign.id}`)).body).toMatchObject({

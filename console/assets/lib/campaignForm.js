@@ -145,6 +145,17 @@ export function campaignForm({ prefix, title, campaign, submitLabel, submit }) {
     c && c.contentHtml ? c.contentHtml : '',
   );
   const preview = htmlPreview(id('html-preview'), 'Preview of the HTML body');
+  const previewBox = h(
+    'div',
+    {},
+    h('p', { class: 'muted' }, 'Preview (scripts never run, nothing loads from elsewhere):'),
+    preview.el,
+  );
+  /** The preview, shown once there is HTML to preview. */
+  const showPreview = () => {
+    previewBox.hidden = !html.value.trim();
+    preview.show(html.value);
+  };
   const language = h('input', {
     type: 'text',
     id: id('language'),
@@ -231,13 +242,7 @@ export function campaignForm({ prefix, title, campaign, submitLabel, submit }) {
   const audience = audiencePicker(id, c, () => /** @type {Channel} */ (channel.value));
 
   // What each channel has: subject (email) or title (push), HTML (email), language and category (WhatsApp).
-  const emailOnly = h(
-    'div',
-    {},
-    labelled('html', 'HTML body (email; {{placeholder}} allowed)', html),
-    h('p', { class: 'muted' }, 'Preview (scripts never run, nothing loads from elsewhere):'),
-    preview.el,
-  );
+  const emailOnly = h('div', {}, labelled('html', 'HTML body (email; {{placeholder}} allowed)', html), previewBox);
   const subjectBox = h('div', {}, subjectLabel, subject);
   const whatsappOnly = h(
     'div',
@@ -258,9 +263,12 @@ export function campaignForm({ prefix, title, campaign, submitLabel, submit }) {
   let redraw = 0;
   html.addEventListener('input', () => {
     clearTimeout(redraw);
-    redraw = window.setTimeout(() => (preview.show(html.value), drawPlaceholders()), 250);
+    redraw = window.setTimeout(() => {
+      showPreview();
+      drawPlaceholders();
+    }, 250);
   });
-  preview.show(html.value);
+  showPreview();
   byChannel();
 
   const outcome = h('p', { role: 'status', class: 'outcome', id: id('outcome') });

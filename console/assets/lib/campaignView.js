@@ -2,7 +2,7 @@
 /* What a campaign's page shows of its fields beyond the plain message: the HTML body (in the
  * sandboxed preview), the WhatsApp template's language and category, the placeholders and what
  * each maps to, the audience and the schedule. */
-import { facts, fill, h, when } from './dom.js';
+import { count, facts, fill, h, when } from './dom.js';
 import { htmlPreview } from './htmlPreview.js';
 /** @import { Ok } from '../api/types' */
 /** @typedef {Ok<'/campaigns/{campaignId}', 'get'>} Campaign */
@@ -25,7 +25,7 @@ export function campaignDetails() {
       const audience = [
         c.tags && c.tags.length ? 'tags ' + c.tags.join(', ') : '',
         c.segmentId ? 'segment ' + c.segmentId : '',
-        c.contactIds && c.contactIds.length ? c.contactIds.length + ' picked contacts' : '',
+        c.contactIds && c.contactIds.length ? count(c.contactIds.length, 'picked contact') : '',
       ].filter(Boolean);
       fill(
         el,
