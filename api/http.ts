@@ -125,6 +125,9 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req: Request, re
   } else if (dbDown) {
     req.log?.warn({ err }, 'database unavailable');
     appError = dbDown;
+  } else if (parserError?.status === 413) {
+    // A form with too many fields (`parameters.too.many`): too large, as the parser says.
+    appError = new AppError('payload_too_large', parserError.message);
   } else if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
     appError = new AppError('bad_request', parserError.message);
   } else {
