@@ -4,6 +4,7 @@ import { createAutomationActivities } from '../services/automations/activities';
 import {
   type CampaignActivityDeps,
   createCampaignActivities,
+  createCampaignContactActivities,
   createTemplateActivities,
 } from '../services/campaigns/activities';
 import {
@@ -49,6 +50,7 @@ export function createActivities(deps: ActivityDeps) {
     createWarpActivities(deps),
     createCampaignActivities(deps),
     createTemplateActivities(deps),
+    createCampaignContactActivities(deps),
     createRoomActivities(withTools),
     createWarpRunActivities(deps),
     createWebhookActivities(deps),

@@ -2,8 +2,11 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ProviderError } from '../../channels/types';
 import type { Db } from '../../db/knex';
 import type { CampaignActivities, DispatchedBatch } from '../../workflows/contracts/campaign';
+import type { CampaignContactActivities } from '../../workflows/contracts/campaignContact';
 import type { TemplateActivities, TemplateStatusReport } from '../../workflows/contracts/whatsappTemplate';
+import type { AppContext } from '../platform/context';
 import type { SecretBox } from '../platform/secretBox';
+import { sendCampaignToContact } from './campaignContact';
 import { PLACEHOLDER, placeholdersIn, type TextGenerator } from './content';
 import { dispatchRecipients, type DispatchPosition } from './dispatch';
 import { failRemaining, finishCampaign, pendingRecipients, returnToDraft, snapshotAudience } from './runSteps';
@@ -140,4 +143,15 @@ export function createTemplateActivities({ db, secretBox }: TemplateActivityDeps
     settleTemplate: (campaignId: string, outcome: TemplateStatusReport) =>
       settleTemplateOutcome(db, campaignId, outcome),
   } satisfies TemplateActivities;
+}
+
+export interface CampaignContactActivityDeps {
+  appContext: AppContext;
+}
+
+/** The activity of a send to one contact (`campaign-contact-<executionId>`, ./campaignContact.ts). */
+export function createCampaignContactActivities({ appContext }: CampaignContactActivityDeps) {
+  return {
+    sendCampaignToContact: (executionId) => sendCampaignToContact(appContext, executionId),
+  } satisfies CampaignContactActivities;
 }

@@ -2,10 +2,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { stepCatalog } from '../catalog/features';
 import type { AppContext } from '../platform/context';
 import { AppError } from '../platform/errors';
-import { sendCampaignToContact } from '../campaigns/campaignContact';
 import { evaluateCondition, finishPrivateWarp, privateWarpSteps, runPrivateWarpStep } from './privateWarpRuns';
 import { runWarpJob } from './warpJob';
-import type { CampaignContactActivities } from '../../workflows/contracts/campaignContact';
 import type { WarpJobActivities } from '../../workflows/contracts/job';
 import type { PrivateWarpActivities } from '../../workflows/contracts/privateWarp';
 
@@ -14,14 +12,13 @@ export interface WarpRunActivityDeps {
   appContext: AppContext;
 }
 
-/** The activities of private warps, sends to one contact and `warp.run` jobs. */
+/** The activities of private warps and `warp.run` jobs. */
 export function createWarpRunActivities({ appContext }: WarpRunActivityDeps) {
   return {
     loadPrivateWarpSteps: (executionId) => privateWarpSteps(appContext, executionId),
     runPrivateWarpStep: (executionId, stepKey) => runPrivateWarpStep(appContext, stepCatalog, executionId, stepKey),
     evaluatePrivateWarpCondition: (executionId, stepKey) => evaluateCondition(appContext, executionId, stepKey),
     finishPrivateWarp: (executionId, error) => finishPrivateWarp(appContext, executionId, error),
-    sendCampaignToContact: (executionId) => sendCampaignToContact(appContext, executionId),
     async runWarpJob(jobId) {
       try {
         return await runWarpJob(appContext, jobId);
@@ -32,5 +29,5 @@ export function createWarpRunActivities({ appContext }: WarpRunActivityDeps) {
         throw err;
       }
     },
-  } satisfies PrivateWarpActivities & CampaignContactActivities & WarpJobActivities;
+  } satisfies PrivateWarpActivities & WarpJobActivities;
 }

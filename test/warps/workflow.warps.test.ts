@@ -1,4 +1,5 @@
 import { createDeliveryActivities } from '../../services/deliveries/activities';
+import { createCampaignContactActivities } from '../../services/campaigns/activities';
 import { createWarpRunActivities } from '../../services/warps/activities';
 import { loadConfig } from '../../config';
 import { createLogger } from '../../logger';
@@ -33,6 +34,7 @@ describe('private-warp and campaign-contact workflows on the Temporal test envir
     );
     return {
       ...createWarpRunActivities({ appContext }),
+      ...createCampaignContactActivities({ appContext }),
       ...createDeliveryActivities({
         db,
         secretBox: appContext.secretBox,
