@@ -129,4 +129,42 @@ describe('console: an artifact’s deliveries', () => {
     const none = await consoleFetch(phone.page, 'GET', `/deliveries?artifactId=${theirs.id}`);
     expect([none.status, none.body.data]).toEqual([200, []]);
   });
+
+  it('a manual-mode delivery shows as approved once a person approved it', async () => {
+    const agentId = suite.team.agentId;
+    await suite.api.call('PUT', `/agents/${agentId}/integrations/email`, { provider: 'sandbox' });
+    expect((await suite.api.call('PATCH', `/agents/${agentId}`, { mode: 'manual' })).status).toBe(200);
+    const ada = (await suite.api.post('/contacts', { name: 'Ada Lovelace', email: 'ada@example.com' })).body.id;
+    const artifact = (
+      await suite.api.post('/artifacts', { title: 'Contract', type: 'agreement', contactId: ada, status: 'ready' })
+    ).body;
+    const asked = await suite.api.post('/artifacts/deliver', {
+      artifactIds: [artifact.id],
+      integration: 'email',
+      subject: 'The contract',
+      message: 'The contract, to sign.',
+    });
+    expect([asked.status, asked.body.pending]).toEqual([202, true]);
+
+    const { page, complaints } = await browser.signedIn(`/app/artifacts/${artifact.id}`, PHONE);
+    // Waiting for approval there is no record yet.
+    await textWhen(page.locator('#deliveries'), /Not delivered yet/);
+    expect((await suite.api.post(`/warp-executions/${asked.body.executionId}/approve`, {})).status).toBe(200);
+    let execution = asked.body;
+    for (let i = 0; i < 80 && execution.status !== 'succeeded'; i++) {
+      await sleep(250);
+      execution = (await suite.api.get(`/warp-executions/${asked.body.executionId}`)).body;
+    }
+    expect(execution.status).toBe('succeeded');
+    const [record] = (await suite.api.get(`/deliveries?artifactId=${artifact.id}`)).body.data;
+    expect([record.to, record.status]).toEqual(['ada@example.com', 'sent']);
+    // The page's poll brings the record, approved.
+    const row = page.locator(`li[data-id="${record.id}"]`);
+    expect((await textWhen(row, /approval/)).replace(/\s+/g, ' ')).toContain(
+      'Ada Lovelace — ada@example.com Email · sent · approval: approved',
+    );
+    expect(await scrollsSideways(page)).toBe(false);
+    await expectPageIsClean(page, complaints, 'console-deliveries-approved-phone');
+    await suite.api.call('PATCH', `/agents/${agentId}`, { mode: 'auto' });
+  });
 });
