@@ -64,19 +64,21 @@ describe('console: segments, contacts in pages, API tokens, hook rules', () => {
     // A campaign whose audience is the segment: the preview counts as the API does, the draft keeps the segment.
     await page.getByRole('link', { name: 'Campaigns' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Readers news');
-    await page.getByLabel('Subject (email, push)').fill('Hi');
+    await page.getByLabel('Subject', { exact: true }).fill('Hi');
     await page.getByLabel('Message ({{placeholder}} allowed)').fill('Hello readers.');
-    await page.getByLabel('or a saved segment (instead of tags)').selectOption({ label: 'Newsletter readers' });
+    await page.getByLabel('Contacts of a saved segment').selectOption({ label: 'Newsletter readers' });
     await page.getByRole('button', { name: 'Preview audience' }).click();
-    expect(await textWhen(page.locator('#audience-preview'), /can be sent|\(/)).toBe('2 of 2 can be sent.');
+    expect(await textWhen(page.locator('#new-audience-preview'), /can be sent|\(/)).toBe('2 of 2 can be sent.');
     // By tag instead (no segment): Larry has no email, and the preview says why he would be skipped.
-    await page.getByLabel('or a saved segment (instead of tags)').selectOption('');
-    await page.getByLabel('Audience: contacts with any of these tags').fill('newsletter');
+    await page.getByLabel('Contacts of a saved segment').selectOption('');
+    await page.getByLabel('Contacts with any of these tags').fill('newsletter');
     await page.getByRole('button', { name: 'Preview audience' }).click();
-    expect(await textWhen(page.locator('#audience-preview'), /of 3/)).toBe(
+    expect(await textWhen(page.locator('#new-audience-preview'), /of 3/)).toBe(
       '2 of 3 can be sent; skipped: 1 missing channel.',
     );
-    await page.getByLabel('or a saved segment (instead of tags)').selectOption({ label: 'Newsletter readers' });
+    // The audience is the union of what is given: back to the segment alone.
+    await page.getByLabel('Contacts with any of these tags').fill('');
+    await page.getByLabel('Contacts of a saved segment').selectOption({ label: 'Newsletter readers' });
     await Promise.all([
       page.waitForURL(/\/app\/campaigns\/cmp_|\/app\/campaigns\/[^/]+$/),
       page.getByRole('button', { name: 'Create draft' }).click(),
