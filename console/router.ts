@@ -6,7 +6,7 @@ import express, { NextFunction, Request, Response, Router } from 'express';
 import helmet from 'helmet';
 import { agentsOfUser, TeamAgents } from '../services/agents/agents';
 import { findApiTokenOwner, issueApiToken, revokeApiToken } from '../services/identity/apiTokens';
-import { CONSOLE_SESSION_COOKIE } from '../services/identity/consoleSession';
+import { CONSOLE_SESSION_COOKIE, consoleUserEmail } from '../services/identity/consoleSession';
 import { checkLogin } from '../services/identity/passwords';
 import type { AppContext } from '../services/platform/context';
 import { AppError } from '../services/platform/errors';
@@ -220,14 +220,14 @@ export function consoleRouter(ctx: AppContext, v1: Router): Router {
         return res.redirect(303, `/app/login?next=${encodeURIComponent(req.path)}`);
       }
       if (!session.team) throw new AppError('forbidden', 'Your account is not a member of any team');
-      const user = await ctx.db('users').where({ id: session.userId }).first('email');
+      const email = await consoleUserEmail(ctx.db, session.userId);
       res.type('html').send(
         consolePage({
           page: page.name,
           title: page.title,
           id: (req.params as { id?: string }).id,
           csrfToken: csrfTokenOf(session.token),
-          email: user?.email ?? '',
+          email,
           team: session.team,
           teams: session.teams,
           path: req.path,

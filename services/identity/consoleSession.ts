@@ -13,3 +13,9 @@ export async function consoleSessionUser(db: Db, cookie: unknown): Promise<strin
   if (typeof cookie !== 'string' || !cookie) return null;
   return (await findApiTokenOwner(db, cookie))?.userId ?? null;
 }
+
+/** The address the console's header shows for the signed-in person ('' if the account is gone). */
+export async function consoleUserEmail(db: Db, userId: string): Promise<string> {
+  const user: { email: string } | undefined = await db('users').where({ id: userId }).first('email');
+  return user?.email ?? '';
+}
