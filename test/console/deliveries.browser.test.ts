@@ -163,6 +163,7 @@ describe('console: an artifact’s deliveries', () => {
     expect((await textWhen(row, /approval/)).replace(/\s+/g, ' ')).toContain(
       'Ada Lovelace — ada@example.com Email · sent · approval: approved',
     );
+    expect(await textWhen(page.locator('#artifact-facts'), /sent/)).toMatch(/Status\s+sent/);
     expect(await scrollsSideways(page)).toBe(false);
     await expectPageIsClean(page, complaints, 'console-deliveries-approved-phone');
     await suite.api.call('PATCH', `/agents/${agentId}`, { mode: 'auto' });

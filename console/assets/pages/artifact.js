@@ -2,7 +2,7 @@
 /* One artifact: what it is, and its delivery records (recipient, channel, status, approval), each linked to the message log. */
 import { getArtifact, getContact, getExecution, listDeliveryRecords } from '../api/endpoints.js';
 import { errorText } from '../lib/api.js';
-import { badge, count, facts, h, when, wrappable } from '../lib/dom.js';
+import { badge, count, facts, fill, h, when, wrappable } from '../lib/dom.js';
 import { content, every, notFound, pageId, setStatus, setTitle } from '../lib/frame.js';
 import { CHANNELS } from '../lib/names.js';
 import { pagedList } from '../lib/paged.js';
@@ -115,20 +115,24 @@ export default async function artifactPage() {
         : h('p', { class: 'muted' }, 'Not delivered yet: Deliver… on Artifacts sends it.'),
   );
 
-  content.replaceChildren(
-    h(
-      'section',
-      { class: 'card', id: 'artifact-facts', 'aria-label': 'The artifact' },
+  const about = h('section', { class: 'card', id: 'artifact-facts', 'aria-label': 'The artifact' });
+  /** What the artifact is now (its status changes as it is delivered). */
+  const drawAbout = (/** @type {Ok<'/artifacts/{artifactId}', 'get'>} */ a) =>
+    fill(
+      about,
       facts([
-        ['Type', artifact.type],
-        ['Status', badge(artifact.status)],
-        ['For', artifact.contactId ? names.get(artifact.contactId) || artifact.contactId : 'no contact yet'],
-        ['Link', artifact.url ? h('a', { href: artifact.url, rel: 'noopener noreferrer' }, artifact.url) : null],
-        ['Files', artifact.media.map((m) => m.filename).join(', ')],
-        ['Delivered', artifact.deliveredAt ? when(artifact.deliveredAt) : null],
-        ['Created', when(artifact.createdAt)],
+        ['Type', a.type],
+        ['Status', badge(a.status)],
+        ['For', a.contactId ? names.get(a.contactId) || a.contactId : 'no contact yet'],
+        ['Link', a.url ? h('a', { href: a.url, rel: 'noopener noreferrer' }, a.url) : null],
+        ['Files', a.media.map((m) => m.filename).join(', ')],
+        ['Delivered', a.deliveredAt ? when(a.deliveredAt) : null],
+        ['Created', when(a.createdAt)],
       ]),
-    ),
+    );
+  drawAbout(artifact);
+  content.replaceChildren(
+    about,
     h(
       'section',
       { 'aria-labelledby': 'deliveries-title', id: 'deliveries' },
@@ -143,7 +147,8 @@ export default async function artifactPage() {
     ),
   );
   every(5000, async () => {
-    const answer = await records.refresh();
+    const [answer, now] = await Promise.all([records.refresh(), getArtifact(artifact.id)]);
+    if (now.status === 200) drawAbout(now.body);
     setStatus(count(answer.body.data.length, 'delivery record') + ' on this page');
   });
 }
