@@ -89,6 +89,20 @@ describe('workflow contracts and layering', () => {
     expect(crossings(['services'], ['api', 'mcp', 'console', 'auth', 'activities'])).toEqual([]);
   });
 
+  it('SQL lives in services: no adapter (api, mcp, console, auth, activities) queries a table itself', () => {
+    const adapters = files.filter((f) =>
+      ['api/', 'mcp/', 'console/', 'auth/', 'activities/'].some((a) => rel(f).startsWith(a)),
+    );
+    const queries = adapters.flatMap((file) =>
+      fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/\b(db|trx)\(\s*['"`]/.test(line) ? [`${rel(file)}:${i + 1}`] : [])),
+    );
+    expect(adapters.length).toBeGreaterThan(20);
+    expect(queries).toEqual([]);
+  });
+
   it('channels/ and db/ know no services, and nothing above them', () => {
     const above = ['services', 'api', 'mcp', 'console', 'auth', 'activities', 'workflows'];
     expect(crossings(['channels', 'db'], above)).toEqual([]);
