@@ -210,6 +210,15 @@ describe('console: team settings and the media library', () => {
     expect(left).not.toContain('dot.png');
     await page.locator(`li[data-id="${byName('dot.png').id}"]`).waitFor({ state: 'detached' });
 
+    // A file an artifact uses is kept, and the page says why.
+    const notesId = byName('notes.txt').id;
+    expect((await suite.api.post('/artifacts', { title: 'Notes', type: 'file', media: [notesId] })).status).toBe(201);
+    await page.getByRole('button', { name: 'Delete notes.txt' }).click();
+    expect(await textWhen(page.locator('#media-outcome'), /attached|\(/)).toMatch(
+      /attached to artifacts; detach it first \(invalid_state\)$/,
+    );
+    expect((await suite.api.get('/media')).body.data.map((m: any) => m.id)).toContain(notesId);
+
     // Another team's file is not found through the console, and stays.
     const other = await newTeam(suite.db, 'console-media-other');
     const theirs = await fetch(`${suite.server.baseUrl}/media`, {
