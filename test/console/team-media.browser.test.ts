@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Db } from '../../db/knex';
 import { billingCycle } from '../../services/platform/credits';
 import { apiClient, ApiClient, newTeam, startTestApi, testDb, TestTeam } from '../support/helpers';
+import { withPassword } from '../support/oauthHelpers';
 import {
   consoleFetch,
   DESKTOP,
@@ -9,6 +10,7 @@ import {
   PHONE,
   scrollsSideways,
   textWhen,
+  unexpectedComplaints,
   useConsoleSuite,
 } from './consoleBrowser';
 
@@ -144,6 +146,21 @@ describe('console: team settings and the media library', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     expect(await textWhen(page.locator('form:has(#settings-color) .outcome'), /Saved|\(/)).toBe('Saved.');
     expect((await suite.api.get('/team')).body.settings.brand).toEqual({ logoMediaId: logo });
+  });
+
+  it('a member who is not an admin reads the team and is refused a change, in the API’s words', async () => {
+    const member = await newTeam(suite.db, 'console-team-member');
+    const owner = await withPassword(suite.db, member);
+    await suite.db('memberships').where({ team_id: member.teamId, user_id: member.userId }).update({ role: 'member' });
+    const { page, complaints } = await browser.signedIn('/app/team', DESKTOP, owner);
+    await textWhen(page.locator('#credits'), /Tool calls/);
+    await page.getByLabel('City').fill('Utrecht');
+    await page.getByRole('button', { name: 'Save place' }).click();
+    expect(await textWhen(page.locator('form:has(#place-line1) .outcome'), /\(/)).toBe(
+      "Changing the team needs a team admin (the team's owner or an admin) (forbidden)",
+    );
+    expect((await apiClient(suite.server.baseUrl, member).get('/team')).body.place).toEqual({});
+    expect(unexpectedComplaints(complaints)).toEqual([]);
   });
 
   it('media: uploaded in the page with the limits shown, listed by the API, refused clearly, downloaded, deleted', async () => {
