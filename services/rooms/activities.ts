@@ -50,6 +50,8 @@ export function createRoomActivities({ appContext, tools: registry }: RoomActivi
           runModelStep(appContext, registry, turnId, step, allowTools, attempt, heartbeat, signal),
         );
       } catch (err) {
+        // Aborted because the turn was cancelled (cancelTurn): the cancellation, not a model error.
+        if (signal.aborted) throw signal.reason ?? err;
         throw asFailure(err);
       }
     },

@@ -24,9 +24,11 @@ import {
   teamRoom,
 } from './rooms';
 import { getTurn, turnSchema } from './turns';
+import { cancelRunningTurn } from './cancelTurn';
 
 const tag = 'Rooms';
 const roomParams = z.object({ roomId: z.string().min(1).max(100) });
+const turnParams = roomParams.extend({ turnId: z.string().min(1).max(200) });
 
 export const turnUrl = (ctx: AppContext, roomId: string, turnId: string) =>
   `${ctx.config.baseUrl}/rooms/${roomId}/turns/${encodeURIComponent(turnId)}`;
@@ -238,7 +240,24 @@ export const rooms: Feature = {
         summary: 'A turn: status, reply, tokens, the approvals it waits on, and (while it runs) its progress',
         status: 200,
         answer: 'The turn',
-        params: roomParams.extend({ turnId: z.string().min(1).max(200) }),
+        params: turnParams,
+      },
+    }),
+    defineOperation({
+      name: 'rooms.cancelTurn',
+      access: { level: 'write', app: 'core' },
+      output: turnSchema,
+      handler: (ctx, { team }, { roomId, turnId }) => cancelRunningTurn(ctx, team.id, roomId, turnId),
+      http: {
+        method: 'post',
+        path: '/rooms/{roomId}/turns/{turnId}/cancel',
+        tag,
+        summary:
+          'Cancel the turn running now (a stuck model call or an approval nobody gives): it ends failed, turn_cancelled',
+        status: 202,
+        answer: 'The turn as it was; it ends within moments (read it again)',
+        params: turnParams,
+        errors: [409, 503],
       },
     }),
   ],

@@ -3,6 +3,7 @@ import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
 import { apiClient, ApiClient, newTeam, sleep, startTestApi, testDb, TestTeam } from '../support/helpers';
 import { readStream } from '../support/sse';
+import { startModelServer } from '../fakes/modelServer';
 import {
   DESKTOP,
   expectPageIsClean,
@@ -211,5 +212,38 @@ describe('console: rooms and their live stream', () => {
     );
     await expectPageIsClean(page, others, 'console-12-room-after-reconnect-phone');
     await screenshot(page, 'console-12-room-after-reconnect-phone');
+  });
+  it('a stuck turn is cancelled from its room: the button ends it failed (turn_cancelled), as the API reads it', async () => {
+    // A model that takes a minute to say anything: the turn is stuck in its model call.
+    const model = await startModelServer();
+    try {
+      model.script({ text: 'far too late', firstTokenDelayMs: 60_000 });
+      const patched = await api.call('PATCH', `/agents/${team.agentId}`, {
+        model: { baseUrl: model.url, name: 'slow' },
+      });
+      expect(patched.status).toBe(200);
+      const opened = (await api.post('/rooms', { name: 'stuck desk' })).body;
+      const { page, complaints } = await browser.signedIn(`/app/rooms/${opened.room.id}`, PHONE);
+      await textWhen(page.locator('#stream-state'), /live/);
+      await send(page, 'Think very hard');
+      const cancel = page.getByRole('button', { name: 'Cancel turn' });
+      await cancel.waitFor();
+      await screenshot(page, 'console-13-room-stuck-turn-phone');
+      await cancel.click();
+      expect(await textWhen(page.locator('#stream'), /Turn failed: turn_cancelled/)).toContain(
+        'Turn failed: turn_cancelled',
+      );
+      expect(await cancel.count()).toBe(0);
+      const turns = await db('room_turns').where({ room_id: opened.room.id }).select('id');
+      expect(turns).toHaveLength(1);
+      expect((await api.get(`/rooms/${opened.room.id}/turns/${turns[0].id}`)).body).toMatchObject({
+        status: 'failed',
+        error: { error: { code: 'turn_cancelled' } },
+      });
+      await expectPageIsClean(page, complaints, 'console-13-room-turn-cancelled-phone');
+    } finally {
+      await api.call('PATCH', `/agents/${team.agentId}`, { model: { baseUrl: null, name: null } });
+      await model.close();
+    }
   });
 });

@@ -186,6 +186,12 @@ export const getCredits = () => api('GET', '/credits');
 export const openRoom = (body) => api('POST', '/rooms', body);
 /** @param {Query<'/rooms', 'get'>} query @returns {Promise<Answer<Ok<'/rooms', 'get'>>>} */
 export const listRooms = (query) => api('GET', '/rooms' + search(query));
+/**
+ * @param {string} roomId @param {string} turnId
+ * @returns {Promise<Answer<Ok<'/rooms/{roomId}/turns/{turnId}/cancel', 'post'>>>}
+ */
+export const cancelTurn = (roomId, turnId) =>
+  api('POST', '/rooms/' + seg(roomId) + '/turns/' + seg(turnId) + '/cancel');
 /** @param {string} roomId @returns {Promise<Answer<Ok<'/rooms/{roomId}/keys', 'delete'>>>} */
 export const revokeRoomKeys = (roomId) => api('DELETE', '/rooms/' + seg(roomId) + '/keys');
 /** @param {Query<'/warp-executions', 'get'>} query @returns {Promise<Answer<Ok<'/warp-executions', 'get'>>>} */

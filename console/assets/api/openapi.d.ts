@@ -468,6 +468,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rooms/{roomId}/turns/{turnId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel the turn running now (a stuck model call or an approval nobody gives): it ends failed, turn_cancelled */
+        post: operations["postRoomsByRoomIdTurnsByTurnIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps": {
         parameters: {
             query?: never;
@@ -6841,6 +6858,153 @@ export interface operations {
             };
             /** @description `not_found`, `unknown_warp` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `temporal_unavailable`, `database_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postRoomsByRoomIdTurnsByTurnIdCancel: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The team the request acts for. Needed with an API token; an OAuth access token may leave it out (it acts for its own team), and if it sends it, it must name that team */
+                "x-team-slug": string;
+            };
+            path: {
+                roomId: string;
+                turnId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turn as it was; it ends within moments (read it again) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        roomId: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "waiting_approval" | "completed" | "failed";
+                        messageId: string;
+                        reply: {
+                            messageId: string;
+                            content: string;
+                        } | null;
+                        error: {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        } | null;
+                        steps: number;
+                        promptTokens: number;
+                        completionTokens: number;
+                        pendingApprovals: {
+                            executionId: string;
+                            toolCallId: string;
+                            tool: string;
+                            /** Format: uri */
+                            statusUrl: string;
+                        }[];
+                        progress?: {
+                            status: string;
+                            step: number;
+                            toolInFlight: string | null;
+                            executionId: string | null;
+                            promptTokens: number;
+                            completionTokens: number;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        completedAt: string | null;
+                    };
+                };
+            };
+            /** @description `validation_error`, `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`, `invalid_signature` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`, `insufficient_scope`, `app_not_installed` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`, `unknown_warp` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict`, `invalid_state` */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

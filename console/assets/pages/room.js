@@ -1,6 +1,6 @@
 // @ts-check
 /* A room: its event stream followed live, and the composer. */
-import { approveExecution, declineExecution, openRoom, sendMessage } from '../api/endpoints.js';
+import { approveExecution, cancelTurn, declineExecution, openRoom, sendMessage } from '../api/endpoints.js';
 import { errorText } from '../lib/api.js';
 import { badge, h, json, when } from '../lib/dom.js';
 import { content, notFound, pageId, setStatus, setTitle, vocabulary } from '../lib/frame.js';
@@ -58,6 +58,27 @@ export default async function roomPage() {
 
   /** @type {Map<string, HTMLElement>} */
   const deltas = new Map();
+  /** The running turns' Cancel buttons (a stuck model call, an approval nobody gives), by turn id. */
+  const cancels = new Map();
+  /** @param {string} turnId */
+  const cancelButton = (turnId) => {
+    const outcome = h('span', { role: 'status' });
+    const button = h(
+      'button',
+      {
+        type: 'button',
+        class: 'danger',
+        onclick: async () => {
+          const res = await cancelTurn(room.id, turnId);
+          outcome.textContent = res.status === 202 ? ' cancelling…' : ' ' + errorText(res);
+        },
+      },
+      'Cancel turn',
+    );
+    const line = h('div', { class: 'event muted', dataset: { cancels: turnId } }, 'Turn running ', button, outcome);
+    cancels.set(turnId, line);
+    return line;
+  };
   let last = 0;
   let received = 0;
   let reconnects = 0;
@@ -92,6 +113,7 @@ export default async function roomPage() {
           const text = h('span', { class: 'text' });
           deltas.set(data.messageId, text);
           show(ev('assistant', h('span', { class: 'who' }, (names.get(room.agentId) || 'Agent') + ': '), text));
+          if (data.turnId && !cancels.has(data.turnId)) show(cancelButton(data.turnId));
         }
         break;
       case 'message.delta': {
@@ -165,6 +187,7 @@ export default async function roomPage() {
         show(ev('approval', 'Approval ', badge(data.status)));
         break;
       case 'turn.completed':
+        cancels.get(data.turnId)?.remove();
         show(
           ev(
             'muted',
@@ -177,6 +200,7 @@ export default async function roomPage() {
         );
         break;
       case 'turn.failed':
+        cancels.get(data.turnId)?.remove();
         show(ev('error', 'Turn failed: ', data.error && (data.error.code || data.error)));
         break;
       default:
