@@ -816,6 +816,13 @@ describe('team isolation matrix', () => {
       check: notFound,
     },
     {
+      endpoint: 'POST /rooms/{id}/turns/{turnId}/cancel',
+      method: 'POST',
+      operation: 'POST /rooms/{roomId}/turns/{turnId}/cancel',
+      path: () => `/rooms/${a.roomId}/turns/${encodeURIComponent(a.turnId)}/cancel`,
+      check: notFound,
+    },
+    {
       endpoint: 'GET /outbox',
       method: 'GET',
       operation: 'GET /outbox',
