@@ -158,7 +158,8 @@ function estimateTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Unref'd: a reply still waiting when the fake closes (a stuck model) does not hold the test process open.
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 export async function startModelServer(options: ModelServerOptions = {}): Promise<FakeModelServer> {
   const requests: RecordedRequest[] = [];
