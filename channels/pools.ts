@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/knex';
 import { createProvider, ProviderName } from './providers';
 import { stopSmtpThread } from './smtpSender';
-import { ProviderError, type ChannelProvider, type PooledProvider } from './types';
+import {
+  ProviderError,
+  type ChannelProvider,
+  type OutboundMessage,
+  type PooledProvider,
+  type SendAttempt,
+} from './types';
 
 interface Pool {
   key: string;
@@ -76,6 +82,26 @@ export class ProviderPools {
   }
 
   private build(key: string, fingerprint: string, adapter: PooledProvider): Pool {
+    /**
+     * A bulk send holds its adapter for a while: once the settings changed, its next messages go
+     * out with the new ones, on the pool that replaced this one. Otherwise `call` runs here,
+     * counted as `n` sends in flight.
+     */
+    const onLivePool = async <T>(n: number, call: (a: ChannelProvider) => Promise<T>): Promise<T> => {
+      if (pool.retired) {
+        const current = this.pools.get(pool.key);
+        if (!current)
+          throw new ProviderError("the integration's connections are closed (the process is stopping)", true);
+        return call(current.counted);
+      }
+      pool.inFlight += n;
+      try {
+        return await call(adapter);
+      } finally {
+        pool.inFlight -= n;
+        if (pool.retired && pool.inFlight === 0) void this.close(pool);
+      }
+    };
     const pool: Pool = {
       key,
       fingerprint,
@@ -85,23 +111,10 @@ export class ProviderPools {
       counted: {
         concurrency: adapter.concurrency,
         ready: async () => adapter.ready?.(),
-        send: async (message) => {
-          // A bulk send holds its adapter for a while: once the settings changed, its next message
-          // goes out with the new ones, on the pool that replaced this one.
-          const current = this.pools.get(pool.key);
-          if (pool.retired) {
-            if (!current)
-              throw new ProviderError("the integration's connections are closed (the process is stopping)", true);
-            return current.counted.send(message);
-          }
-          pool.inFlight++;
-          try {
-            return await adapter.send(message);
-          } finally {
-            pool.inFlight--;
-            if (pool.retired && pool.inFlight === 0) void this.close(pool);
-          }
-        },
+        send: (message) => onLivePool(1, (a) => a.send(message)),
+        ...(adapter.sendMany
+          ? { sendMany: (messages) => onLivePool(messages.length, (a) => sendEach(a, messages)) }
+          : {}),
       },
     };
     return pool;
@@ -119,6 +132,18 @@ export class ProviderPools {
     pool.closed ??= pool.adapter.close().catch(() => undefined);
     return pool.closed;
   }
+}
+
+/** Many messages through any adapter: in one call when it takes many, else one send each. */
+export function sendEach(adapter: ChannelProvider, messages: OutboundMessage[]): Promise<SendAttempt[]> {
+  if (adapter.sendMany) return adapter.sendMany(messages);
+  return Promise.all(
+    messages.map((m) =>
+      adapter.send(m).catch((err: unknown) => ({
+        error: err instanceof ProviderError ? err : new ProviderError((err as Error).message, true),
+      })),
+    ),
+  );
 }
 
 /** This process's pools: the worker's sends, and the API's campaign test sends. */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { newId } from '../db/ids';
-import { openSmtpPool, SmtpSendError } from './smtpSender';
+import { openSmtpPool, SmtpSendError, type SmtpMail, type SmtpOutcome } from './smtpSender';
 import { bearer, HTTP_CONNECTIONS_PER_INTEGRATION, httpPool, providerRequest } from './http';
-import { Channel, PooledProvider, ProviderError } from './types';
+import { Channel, type OutboundMessage, PooledProvider, ProviderError } from './types';
 
 const baseUrl = (fallback: string) =>
   z
@@ -131,28 +131,49 @@ function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider 
     close: () => pool.close(),
     ready: () => pool.ready(),
     async send(message) {
-      // SMTP has no idempotency header; a stable Message-ID lets the receiving side drop a repeat.
-      const domain = message.from?.split('@')[1] ?? 'localhost';
-      const messageId = smtpMessageId(message.idempotencyKey, domain);
+      const mail = smtpMail(message);
       try {
-        const accepted = await pool.send({
-          ...(message.from ? { from: message.from } : {}),
-          to: message.to,
-          subject: message.subject ?? '',
-          text: message.text,
-          ...(message.html !== undefined ? { html: message.html } : {}),
-          messageId,
-          ...(message.headers ? { headers: message.headers } : {}),
-        });
-        return { providerMessageId: accepted ?? messageId };
+        return { providerMessageId: (await pool.send(mail)) ?? mail.messageId };
       } catch (err) {
-        const code = err instanceof SmtpSendError ? err.responseCode : undefined;
-        // SMTP 4xx replies are transient by definition, 5xx permanent; no reply at all: try again.
-        throw new ProviderError(`smtp: ${(err as Error).message}`, code === undefined || code < 500, code);
+        throw smtpRefusal((err as Error).message, err instanceof SmtpSendError ? err.responseCode : undefined);
       }
+    },
+    async sendMany(messages) {
+      const mails = messages.map(smtpMail);
+      const outcomes = await pool.sendMany(mails).catch((err: Error) => {
+        const code = err instanceof SmtpSendError ? err.responseCode : undefined;
+        return mails.map((): SmtpOutcome => ({ ok: false, message: err.message, responseCode: code }));
+      });
+      return outcomes.map((o, i) =>
+        o.ok
+          ? { providerMessageId: o.messageId ?? mails[i].messageId }
+          : { error: smtpRefusal(o.message, o.responseCode) },
+      );
     },
   };
 }
+
+/** A message as the SMTP thread takes it, with the Message-ID its key gives. */
+export function smtpMail(message: OutboundMessage): SmtpMail {
+  // SMTP has no idempotency header; a stable Message-ID lets the receiving side drop a repeat.
+  const at = message.from?.lastIndexOf('@') ?? -1;
+  const domain = at === -1 ? 'localhost' : message.from!.slice(at + 1).replace(/>.*$/, '');
+  const mail: SmtpMail = {
+    to: message.to,
+    subject: message.subject ?? '',
+    text: message.text,
+    messageId: smtpMessageId(message.idempotencyKey, domain),
+  };
+  // Absent, not undefined: the message crosses to the thread, and an absent field costs nothing there.
+  if (message.from) mail.from = message.from;
+  if (message.html !== undefined) mail.html = message.html;
+  if (message.headers) mail.headers = message.headers;
+  return mail;
+}
+
+/** SMTP 4xx replies are transient by definition, 5xx permanent; no reply at all: try again. */
+const smtpRefusal = (message: string, code: number | undefined) =>
+  new ProviderError(`smtp: ${message}`, code === undefined || code < 500, code);
 
 function resend(config: Config<'resend'>, secrets: Secrets<'resend'>): PooledProvider {
   const pool = httpPool();

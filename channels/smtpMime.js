@@ -60,12 +60,26 @@ function quotedPrintable(text) {
 function bodyPart(contentType, text) {
   const crlf = text.replace(/\r?\n/g, '\r\n');
   // 7bit: printable ASCII, tabs and line breaks only, no line over 998 characters.
-  const plain = !/[^\t\r\n\x20-\x7e]/.test(crlf) && !/[^\r\n]{999}/.test(crlf);
+  const plain = !/[^\t\r\n\x20-\x7e]/.test(crlf) && longestLine(crlf) <= 998;
   return (
     `Content-Type: ${contentType}; charset=utf-8\r\n` +
     `Content-Transfer-Encoding: ${plain ? '7bit' : 'quoted-printable'}\r\n\r\n` +
     (plain ? crlf : quotedPrintable(crlf))
   );
+}
+
+/**
+ * The length of the longest line of CRLF text. A scan, not a regular expression: `[^\r\n]{999}`
+ * backtracks at every character of every line, a tenth of a millisecond per short message.
+ */
+function longestLine(text) {
+  let longest = 0;
+  for (let start = 0; ;) {
+    const end = text.indexOf('\r\n', start);
+    longest = Math.max(longest, (end === -1 ? text.length : end) - start);
+    if (end === -1) return longest;
+    start = end + 2;
+  }
 }
 
 /** An address as the envelope needs it: the part in angle brackets, or the whole. */

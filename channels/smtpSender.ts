@@ -44,8 +44,10 @@ export class SmtpSendError extends Error {
  */
 const SMTP_THREAD_HEAP_MB = 64;
 
-type Reply =
-  { id: number; ok: true; messageId?: string } | { id: number; ok: false; message: string; responseCode?: number };
+/** One message's answer from the thread: accepted with its Message-ID, or refused. */
+export type SmtpOutcome = { ok: true; messageId?: string } | { ok: false; message: string; responseCode?: number };
+
+type Reply = { id: number; results?: SmtpOutcome[] } & SmtpOutcome;
 
 /**
  * This process's SMTP sender thread (channels/smtpThread.js): every pooled SMTP transport lives
@@ -145,6 +147,11 @@ class SmtpThread {
         if (!reply.ok) throw new SmtpSendError(reply.message, reply.responseCode);
         return reply.messageId;
       },
+      sendMany: async (mails) => {
+        const reply = await this.ask({ op: 'sendMany', pool: poolOnLiveThread(), mails });
+        if (!reply.ok) throw new SmtpSendError(reply.message, reply.responseCode);
+        return reply.results!;
+      },
       close: async () => {
         if (opened?.worker !== this.worker) return;
         await this.ask({ op: 'close', pool: opened!.pool });
@@ -158,6 +165,12 @@ export interface SmtpPoolHandle {
   ready(): Promise<void>;
   /** Resolves with the Message-ID the server accepted; rejects with SmtpSendError. */
   send(mail: SmtpMail): Promise<string | undefined>;
+  /**
+   * Many messages in one hand-off, answered together once each has its answer (each as `send`
+   * would: accepted, or refused with the server's code); rejects only when the thread or the pool
+   * is gone, which fails them all as retryable.
+   */
+  sendMany(mails: SmtpMail[]): Promise<SmtpOutcome[]>;
   close(): Promise<void>;
 }
 

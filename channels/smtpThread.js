@@ -42,14 +42,21 @@ function handle(msg) {
         return;
       }
       transport.send(msg.mail).then(
-        (messageId) => reply({ id: msg.id, ok: true, messageId }),
-        (err) =>
-          reply({
-            id: msg.id,
-            ok: false,
-            message: err && err.message ? err.message : String(err),
-            responseCode: err && typeof err.responseCode === 'number' ? err.responseCode : undefined,
-          }),
+        (messageId) => reply({ id: msg.id, ...accepted(messageId) }),
+        (err) => reply({ id: msg.id, ...refused(err) }),
+      );
+      return;
+    }
+    case 'sendMany': {
+      // A batch is answered once, when every message of it has its answer: one wake-up of the main
+      // thread per batch instead of one per message.
+      const transport = transports.get(msg.pool);
+      if (!transport) {
+        reply({ id: msg.id, ok: false, message: 'the SMTP pool is closed' });
+        return;
+      }
+      Promise.all(msg.mails.map((mail) => transport.send(mail).then(accepted, refused))).then((results) =>
+        reply({ id: msg.id, ok: true, results }),
       );
       return;
     }
@@ -62,3 +69,10 @@ function handle(msg) {
     }
   }
 }
+
+const accepted = (messageId) => ({ ok: true, messageId });
+const refused = (err) => ({
+  ok: false,
+  message: err && err.message ? err.message : String(err),
+  responseCode: err && typeof err.responseCode === 'number' ? err.responseCode : undefined,
+});

@@ -34,8 +34,17 @@ export class ProviderError extends Error {
   }
 }
 
+/** One message's answer in a `sendMany`: what `send` resolves with, or the ProviderError it throws. */
+export type SendAttempt = SendResult | { error: ProviderError };
+
 export interface ChannelProvider {
   send(message: OutboundMessage): Promise<SendResult>;
+  /**
+   * Many messages in one call, answered in their order once each has its answer, for adapters
+   * whose hand-off costs more per call than per message (SMTP: a hop to the sender thread). It
+   * keeps every connection busy by itself; it rejects only when none of them could be tried.
+   */
+  sendMany?(messages: OutboundMessage[]): Promise<SendAttempt[]>;
   /** Sends in flight that keep every pooled connection busy: what a bulk send runs at, no fewer. */
   readonly concurrency: number;
   /**

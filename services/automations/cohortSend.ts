@@ -1,8 +1,8 @@
 import { integrationForSend } from '../agents/integrations';
 import type { TextGenerator } from '../campaigns/content';
 import { pacerFor } from '../campaigns/dispatch';
-import { sendInChunks, sendThroughPool, type SendHooks, type SendResult } from '../campaigns/pooledSend';
-import { RENDER_COLUMNS, renderCampaignMessage } from '../campaigns/renderMessage';
+import { composeMessage, sendInChunks, type SendHooks, type SendResult } from '../campaigns/pooledSend';
+import { RENDER_COLUMNS, renderCampaignMessageSoon } from '../campaigns/renderMessage';
 import { addressColumn, skipReasonSql } from '../contacts/channelAddress';
 import { unsubscribeUrl } from '../contacts/unsubscribe';
 import { insertOutboundMessages } from '../deliveries/outboundMessages';
@@ -42,6 +42,13 @@ type Member = { seq: string; id: string; contact_id: string; skip_now: string | 
 type MemberOutcome = SendResult & { enrollmentId: string; contactId: string; address: string; key: string };
 
 const stepKey = (enrollmentId: string, step: number) => `automation:${enrollmentId}:${step}`;
+
+const memberBase = (m: Member, step: number) => ({
+  enrollmentId: m.id,
+  contactId: m.contact_id,
+  address: m.address_now,
+  key: stepKey(m.id, step),
+});
 
 function claimMembers(db: Db, cohort: LoadedCohort, step: number, channel: SendStep['channel']) {
   return (afterSeq: number, limit: number) =>
@@ -168,34 +175,22 @@ export async function sendCohortStep(
       limit: deps.batchSize - input.recorded,
       afterSeq: input.afterSeq,
       claim: claimMembers(db, cohort, input.step, s.channel),
-      send: async (m) => {
-        const base = {
-          enrollmentId: m.id,
-          contactId: m.contact_id,
-          address: m.address_now,
-          key: stepKey(m.id, input.step),
-        };
-        if (m.skip_now) return { ...base, status: 'skipped', skipReason: m.skip_now };
-        let message: Awaited<ReturnType<typeof renderCampaignMessage>>;
-        try {
-          message = await renderCampaignMessage(
-            sendStepContent(s),
-            m,
-            deps.textGenerator,
-            unsubscribeUrl(deps.baseUrl, deps.secretBox, m.contact_id),
-          );
-        } catch (err) {
-          return { ...base, status: 'failed', error: errorBody('render_failed', (err as Error).message) };
-        }
-        const result = await sendThroughPool(integration, pacer, {
-          channel: s.channel,
-          to: m.address_now,
-          from: integration.from,
-          ...message,
-          idempotencyKey: base.key,
-        });
-        return { ...base, ...result };
+      compose: (m) => {
+        const base = memberBase(m, input.step);
+        if (m.skip_now) return { outcome: { ...base, status: 'skipped', skipReason: m.skip_now } };
+        return composeMessage<MemberOutcome>(
+          { channel: s.channel, to: m.address_now, from: integration.from, idempotencyKey: base.key },
+          () =>
+            renderCampaignMessageSoon(
+              sendStepContent(s),
+              m,
+              deps.textGenerator,
+              unsubscribeUrl(deps.baseUrl, deps.secretBox, m.contact_id),
+            ),
+          (error) => ({ ...base, status: 'failed', error }),
+        );
       },
+      settle: (m, result) => ({ ...memberBase(m, input.step), ...result }),
       record: (chunk) => recordMembers(db, cohort, input.step, s, integration.provider, chunk),
     },
     {

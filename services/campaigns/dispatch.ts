@@ -7,9 +7,9 @@ import type { SecretBox } from '../platform/secretBox';
 import { CampaignRow } from './campaignRow';
 import type { TextGenerator } from './content';
 import { recordChunk, RecipientOutcome } from './recordChunk';
-import { RENDER_COLUMNS, renderCampaignMessage } from './renderMessage';
+import { RENDER_COLUMNS, renderCampaignMessageSoon } from './renderMessage';
 import { SendPacer } from './sendPacer';
-import { sendInChunks, sendThroughPool, type SendHooks as DispatchHooks } from './pooledSend';
+import { composeMessage, sendInChunks, type SendHooks as DispatchHooks } from './pooledSend';
 
 export interface DispatchDeps {
   db: Db;
@@ -86,7 +86,13 @@ export async function dispatchRecipients(
       limit: input.limit,
       afterSeq: input.afterSeq,
       claim: (afterSeq, limit) => claimChunk(db, campaign, afterSeq, limit),
-      send: (r) => sendOne(deps, campaign, integration, pacer, r),
+      compose: (r) => composeOne(deps, campaign, integration, r),
+      settle: (r, result) => {
+        const recipient = { contactId: r.contact_id, address: r.address_now, idempotencyKey: keyOf(campaign, r) };
+        return result.status === 'sent'
+          ? { ...recipient, status: 'sent', providerMessageId: result.providerMessageId }
+          : { ...recipient, status: 'failed', error: (result as { error: ErrorBody }).error };
+      },
       record: (outcomes) => recordChunk(db, campaign, integration.provider, outcomes),
       cancelled: async () =>
         Boolean((await db('campaigns').where({ id: campaign.id }).first('cancel_requested_at'))?.cancel_requested_at),
@@ -95,40 +101,24 @@ export async function dispatchRecipients(
   );
 }
 
-async function sendOne(
-  deps: DispatchDeps,
-  campaign: CampaignRow,
-  via: SendingIntegration,
-  pacer: SendPacer | null,
-  r: Claimed,
-): Promise<RecipientOutcome> {
+const keyOf = (campaign: CampaignRow, r: Claimed) => `${campaign.id}:${r.contact_id}:${r.attempt}`;
+
+function composeOne(deps: DispatchDeps, campaign: CampaignRow, via: SendingIntegration, r: Claimed) {
   // Opted out (or lost the address) since the snapshot: never sent.
-  if (r.skip_now) return { contactId: r.contact_id, status: 'skipped', skipReason: r.skip_now };
-  const idempotencyKey = `${campaign.id}:${r.contact_id}:${r.attempt}`;
-  const recipient = { contactId: r.contact_id, address: r.address_now, idempotencyKey };
-  let message: Awaited<ReturnType<typeof renderCampaignMessage>>;
-  try {
-    message = await renderCampaignMessage(
-      campaign,
-      r,
-      deps.textGenerator,
-      unsubscribeUrl(deps.baseUrl, deps.secretBox, r.contact_id),
-    );
-  } catch (err) {
-    // One contact whose message cannot be written (an AI placeholder's model failing) fails alone,
-    // retryable with the campaign, instead of failing the activity over and over.
-    return { ...recipient, status: 'failed', error: errorBody('render_failed', (err as Error).message) };
-  }
-  const result = await sendThroughPool(via, pacer, {
-    channel: campaign.channel,
-    to: r.address_now,
-    from: via.from,
-    ...message,
-    idempotencyKey,
-  });
-  return result.status === 'sent'
-    ? { ...recipient, status: 'sent', providerMessageId: result.providerMessageId }
-    : { ...recipient, status: 'failed', error: (result as { error: ErrorBody }).error };
+  if (r.skip_now)
+    return { outcome: { contactId: r.contact_id, status: 'skipped', skipReason: r.skip_now } as RecipientOutcome };
+  const idempotencyKey = keyOf(campaign, r);
+  return composeMessage<RecipientOutcome>(
+    { channel: campaign.channel, to: r.address_now, from: via.from, idempotencyKey },
+    () =>
+      renderCampaignMessageSoon(
+        campaign,
+        r,
+        deps.textGenerator,
+        unsubscribeUrl(deps.baseUrl, deps.secretBox, r.contact_id),
+      ),
+    (error) => ({ contactId: r.contact_id, address: r.address_now, idempotencyKey, status: 'failed', error }),
+  );
 }
 
 /** Nobody can be sent to without the channel's integration: the recipients fail in one statement. */

@@ -1,6 +1,7 @@
 import { ProviderError, type OutboundMessage } from '../../channels/types';
 import type { SendingIntegration } from '../agents/integrations';
 import { errorBody, type ErrorBody } from '../platform/errors';
+import type { RenderedMessage } from './renderMessage';
 import type { SendPacer } from './sendPacer';
 
 /**
@@ -25,6 +26,8 @@ export interface SendHooks {
   stopTaking(): boolean;
 }
 
+export type Composed<Outcome> = { message: OutboundMessage } | { outcome: Outcome };
+
 /** What became of one row's send. */
 export type SendResult =
   | { status: 'sent'; providerMessageId: string }
@@ -39,8 +42,14 @@ export interface PooledSend<Row extends { seq: string }, Outcome> {
   afterSeq: number;
   /** The next rows after `afterSeq`, in seq order (at most `limit`). */
   claim(afterSeq: number, limit: number): Promise<Row[]>;
-  /** One row's send: its outcome (never throws for a provider's answer; throws to fail the whole call). */
-  send(row: Row): Promise<Outcome>;
+  /**
+   * One row's message, or its outcome without a send (skipped, or a message that cannot be
+   * written). A promise only when composing waits for something (a model writing a placeholder);
+   * throws to fail the whole call.
+   */
+  compose(row: Row): Composed<Outcome> | Promise<Composed<Outcome>>;
+  /** The row's outcome from its send. */
+  settle(row: Row, result: SendResult): Outcome;
   /** Writes a chunk of outcomes in one statement; writing the same chunk twice changes nothing. */
   record(outcomes: Outcome[]): Promise<void>;
   /** Checked a few times a second: stop taking rows (a campaign's cancel). */
@@ -126,6 +135,13 @@ export async function sendInChunks<Row extends { seq: string }, Outcome>(
     );
   }
 
+  // An adapter that takes many messages in one call (SMTP: one hop to its thread) gets a batch of
+  // `concurrency` rows per call from each of two senders, so that one batch's last answers never
+  // leave its connections idle; any other adapter, and every paced send, one row per sender.
+  const batched = !job.pacer && Boolean(job.integration.adapter.sendMany);
+  const senders = batched ? 2 : concurrency;
+  const batchSize = batched ? concurrency : 1;
+
   const sender = async () => {
     for (;;) {
       if (cancelled || broken || taken >= job.limit || hooks.stopTaking()) return;
@@ -145,19 +161,22 @@ export async function sendInChunks<Row extends { seq: string }, Outcome>(
         await job.pacer.next();
         if (cancelled || broken || hooks.stopTaking() || !queue.length) continue;
       }
-      const { row, chunk } = queue.shift()!;
-      taken++;
-      // Awaited first: a flush while this send was out has swapped `outcomes` for a fresh array.
-      const outcome = await job.send(row).catch(fail);
-      if (outcome === undefined) return;
-      outcomes.push({ outcome, chunk });
-      unrecorded++;
+      const batch = queue.splice(0, Math.min(batchSize, job.limit - taken));
+      taken += batch.length;
+      // Awaited first: a flush while these sends were out has swapped `outcomes` for a fresh array.
+      const settled = await sendBatch(
+        job,
+        batch.map((b) => b.row),
+      ).catch(fail);
+      if (settled === undefined) return;
+      for (let i = 0; i < batch.length; i++) outcomes.push({ outcome: settled[i], chunk: batch[i].chunk });
+      unrecorded += batch.length;
       if (outcomes.length >= chunkSize) void flush();
     }
   };
   try {
     await claimMore();
-    await Promise.all(Array.from({ length: concurrency }, sender));
+    await Promise.all(Array.from({ length: senders }, sender));
     await flush();
     if (failure) throw failure;
   } finally {
@@ -169,34 +188,92 @@ export async function sendInChunks<Row extends { seq: string }, Outcome>(
 }
 
 /**
+ * A row's message from what `render` writes (a promise only when it waits), or the outcome
+ * `failed` gives when it cannot be written: one contact whose message fails (an AI placeholder's
+ * model failing) fails alone, retryable with its send, instead of failing the call over and over.
+ */
+export function composeMessage<Outcome>(
+  envelope: Omit<OutboundMessage, keyof RenderedMessage>,
+  render: () => RenderedMessage | Promise<RenderedMessage>,
+  failed: (error: ErrorBody) => Outcome,
+): Composed<Outcome> | Promise<Composed<Outcome>> {
+  const asMessage = (content: RenderedMessage): Composed<Outcome> => ({ message: { ...envelope, ...content } });
+  const asFailure = (err: unknown): Composed<Outcome> => ({
+    outcome: failed(errorBody('render_failed', (err as Error).message)),
+  });
+  try {
+    const content = render();
+    return content instanceof Promise ? content.then(asMessage, asFailure) : asMessage(content);
+  } catch (err) {
+    return asFailure(err);
+  }
+}
+
+/** Rows composed, their messages sent (in one call when the adapter takes many), each settled. */
+async function sendBatch<Row extends { seq: string }, Outcome>(job: PooledSend<Row, Outcome>, rows: Row[]) {
+  const pending = rows.map((row) => job.compose(row));
+  // Only a composition that waits (a model writing a placeholder) costs a promise; those wait together.
+  const composed = pending.some((c) => c instanceof Promise)
+    ? await Promise.all(pending)
+    : (pending as Composed<Outcome>[]);
+  const toSend: number[] = [];
+  for (let i = 0; i < rows.length; i++) if ('message' in composed[i]) toSend.push(i);
+  const messages = toSend.map((i) => (composed[i] as { message: OutboundMessage }).message);
+  const results =
+    messages.length > 1
+      ? await sendManyThroughPool(job.integration, messages)
+      : await Promise.all(messages.map((m) => sendThroughPool(job.integration, job.pacer, m)));
+  const outcomes = composed.map((c) => ('outcome' in c ? c.outcome : (undefined as Outcome)));
+  toSend.forEach((row, k) => (outcomes[row] = job.settle(rows[row], results[k])));
+  return outcomes;
+}
+
+/**
  * One message through the pooled adapter, retried in place a few times when the provider is
  * away (each retry takes a rate slot of its own); a refusal or retries used up is the outcome.
+ * `tried` is an answer already had (the first attempt, made in a batch).
  */
-export async function sendThroughPool(
+async function sendThroughPool(
   via: SendingIntegration,
   pacer: SendPacer | null,
   message: OutboundMessage,
+  tried?: ProviderError,
 ): Promise<SendResult> {
-  for (let attempt = 0; ; attempt++) {
-    // Outside the try: a pacer that cannot reach Postgres fails the call, not the row.
-    if (attempt > 0 && pacer) await pacer.next();
+  let err: unknown = tried;
+  for (let attempt = tried ? 1 : 0; ; attempt++) {
+    if (attempt > 0) {
+      const retryable = err instanceof ProviderError ? err.retryable : true;
+      if (!retryable || attempt > IN_SEND_RETRIES_MS.length) return refused(err, retryable);
+      await new Promise((resolve) => setTimeout(resolve, IN_SEND_RETRIES_MS[attempt - 1]));
+      // Outside the try: a pacer that cannot reach Postgres fails the call, not the row.
+      if (pacer) await pacer.next();
+    }
     try {
       const result = await via.adapter.send(message);
       return { status: 'sent', providerMessageId: result.providerMessageId };
-    } catch (err) {
-      const retryable = err instanceof ProviderError ? err.retryable : true;
-      if (retryable && attempt < IN_SEND_RETRIES_MS.length) {
-        await new Promise((resolve) => setTimeout(resolve, IN_SEND_RETRIES_MS[attempt]));
-        continue;
-      }
-      return {
-        status: 'failed',
-        error: errorBody(
-          retryable ? 'provider_unavailable' : 'provider_rejected',
-          (err as Error).message,
-          err instanceof ProviderError ? { providerStatus: err.status ?? null } : undefined,
-        ),
-      };
+    } catch (e) {
+      err = e;
     }
   }
 }
+
+/** Many messages in one call to the adapter; those it could not send for now are retried one by one, as above. */
+async function sendManyThroughPool(via: SendingIntegration, messages: OutboundMessage[]): Promise<SendResult[]> {
+  const attempts = await via.adapter.sendMany!(messages);
+  return Promise.all(
+    attempts.map((a, i) =>
+      'error' in a
+        ? sendThroughPool(via, null, messages[i], a.error)
+        : ({ status: 'sent', providerMessageId: a.providerMessageId } as const),
+    ),
+  );
+}
+
+const refused = (err: unknown, retryable: boolean): SendResult => ({
+  status: 'failed',
+  error: errorBody(
+    retryable ? 'provider_unavailable' : 'provider_rejected',
+    (err as Error).message,
+    err instanceof ProviderError ? { providerStatus: err.status ?? null } : undefined,
+  ),
+});

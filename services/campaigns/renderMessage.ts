@@ -12,6 +12,8 @@ export interface CampaignContentColumns {
   ai_params: Record<string, string>;
 }
 
+export type RenderedMessage = Pick<OutboundMessage, 'subject' | 'text' | 'html' | 'headers'>;
+
 /** One contact's message of a campaign: placeholders filled (static and AI), subject and bodies. */
 export async function renderCampaignMessage(
   campaign: CampaignContentColumns,
@@ -19,9 +21,32 @@ export async function renderCampaignMessage(
   generator: TextGenerator,
   /** The contact's unsubscribe link: email gets the footer (HTML footer in HTML mode) and List-Unsubscribe headers. */
   unsubscribe?: string,
-): Promise<Pick<OutboundMessage, 'subject' | 'text' | 'html' | 'headers'>> {
-  // Most campaigns have no AI placeholders: no promise per contact for them.
-  const ai = Object.keys(campaign.ai_params).length ? await aiValuesFor(generator, campaign.ai_params, contact) : {};
+): Promise<RenderedMessage> {
+  return renderCampaignMessageSoon(campaign, contact, generator, unsubscribe);
+}
+
+/**
+ * The same, without a promise unless a model writes a placeholder: most campaigns have no AI
+ * placeholders, and the bulk send path renders every contact's message.
+ */
+export function renderCampaignMessageSoon(
+  campaign: CampaignContentColumns,
+  contact: ContactForRender,
+  generator: TextGenerator,
+  unsubscribe?: string,
+): RenderedMessage | Promise<RenderedMessage> {
+  if (!Object.keys(campaign.ai_params).length) return renderWith(campaign, contact, {}, unsubscribe);
+  return aiValuesFor(generator, campaign.ai_params, contact).then((ai) =>
+    renderWith(campaign, contact, ai, unsubscribe),
+  );
+}
+
+function renderWith(
+  campaign: CampaignContentColumns,
+  contact: ContactForRender,
+  ai: Record<string, string>,
+  unsubscribe: string | undefined,
+): RenderedMessage {
   const render = (text: string | null) => renderText(text, contact, campaign.template_params, ai);
   const footer = campaign.channel === 'email' && unsubscribe ? unsubscribeParts(unsubscribe) : null;
   const html =

@@ -104,6 +104,23 @@ describe('the pipelining SMTP client', () => {
     }
   });
 
+  it('a body goes as 7bit up to lines of 998 characters, as quoted-printable past them, and parses back the same', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { composeMessage } = require('../../channels/smtpMime') as {
+      composeMessage(mail: Record<string, unknown>): string;
+    };
+    for (const [width, encoding] of [
+      [998, '7bit'],
+      [999, 'quoted-printable'],
+    ] as const) {
+      const text = `short line\n${'x'.repeat(width)}\nlast`;
+      const message = composeMessage({ to: 'a@example.test', subject: 'width', text, messageId: '<w@example.test>' });
+      expect(message).toContain(`Content-Transfer-Encoding: ${encoding}`);
+      expect(message.split('\r\n').every((line) => line.length <= 998)).toBe(true);
+      expect((await simpleParser(message)).text).toBe(text);
+    }
+  });
+
   it('a refused recipient fails alone, with the reply code; the connection goes on', async () => {
     const smtp = await server();
     const client = pool(smtp.port, { maxConnections: 1 });
