@@ -135,12 +135,13 @@ export async function sendInChunks<Row extends { seq: string }, Outcome>(
     );
   }
 
-  // An adapter that takes many messages in one call (SMTP: one hop to its thread) gets a batch of
-  // `concurrency` rows per call from each of two senders, so that one batch's last answers never
-  // leave its connections idle; any other adapter, and every paced send, one row per sender.
+  // An adapter that takes many messages in one call (SMTP: one hop to its thread) gets half of
+  // `concurrency` rows per call from each of two senders: while one batch's last answers come
+  // in, the other keeps the connections busy, and no more are in flight than one row per sender
+  // would put there. Any other adapter, and every paced send, one row per sender.
   const batched = !job.pacer && Boolean(job.integration.adapter.sendMany);
   const senders = batched ? 2 : concurrency;
-  const batchSize = batched ? concurrency : 1;
+  const batchSize = batched ? Math.ceil(concurrency / 2) : 1;
 
   const sender = async () => {
     for (;;) {
