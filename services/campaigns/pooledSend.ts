@@ -258,9 +258,15 @@ async function sendThroughPool(
   }
 }
 
-/** Many messages in one call to the adapter; those it could not send for now are retried one by one, as above. */
+/**
+ * Many messages in one call to the adapter; those it could not send for now are retried one by
+ * one, as above, and so are all of them when the call itself fails (its pool closing under it).
+ */
 async function sendManyThroughPool(via: SendingIntegration, messages: OutboundMessage[]): Promise<SendResult[]> {
-  const attempts = await via.adapter.sendMany!(messages);
+  const attempts = await via.adapter.sendMany!(messages).catch((err: Error) => {
+    const error = err instanceof ProviderError ? err : new ProviderError(err.message, true);
+    return messages.map(() => ({ error }));
+  });
   return Promise.all(
     attempts.map((a, i) =>
       'error' in a
