@@ -135,7 +135,7 @@ export class ProviderPools {
 }
 
 /** Many messages through any adapter: in one call when it takes many, else one send each. */
-export function sendEach(adapter: ChannelProvider, messages: OutboundMessage[]): Promise<SendAttempt[]> {
+function sendEach(adapter: ChannelProvider, messages: OutboundMessage[]): Promise<SendAttempt[]> {
   if (adapter.sendMany) return adapter.sendMany(messages);
   return Promise.all(
     messages.map((m) =>

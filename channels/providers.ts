@@ -154,7 +154,7 @@ function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider 
 }
 
 /** A message as the SMTP thread takes it, with the Message-ID its key gives. */
-export function smtpMail(message: OutboundMessage): SmtpMail {
+function smtpMail(message: OutboundMessage): SmtpMail {
   // SMTP has no idempotency header; a stable Message-ID lets the receiving side drop a repeat.
   const at = message.from?.lastIndexOf('@') ?? -1;
   const domain = at === -1 ? 'localhost' : message.from!.slice(at + 1).replace(/>.*$/, '');

@@ -1,5 +1,8 @@
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { createProvider } from '../../channels/providers';
+import { stopSmtpThread } from '../../channels/smtpSender';
+import { ProviderError } from '../../channels/types';
 import { freePort } from '../../temporal/freePort';
 
 // The client under test is plain CommonJS (it runs on the SMTP sender thread).
@@ -170,5 +173,44 @@ describe('the pipelining SMTP client', () => {
     expect(result).toMatchObject({ code: 'ECONNREFUSED' });
     expect((result as { responseCode?: number }).responseCode).toBeUndefined();
     client.close();
+  });
+
+  it('the SMTP adapter sends a batch through its thread: each message answered alone, a refusal as its own permanent error', async () => {
+    const smtp = await server();
+    const adapter = createProvider(
+      'smtp',
+      { host: '127.0.0.1', port: smtp.port, maxConnections: 2 },
+      {},
+      {
+        db: undefined as never,
+        teamId: 'none',
+      },
+    );
+    try {
+      const message = (to: string) => ({
+        channel: 'email' as const,
+        to,
+        from: 'Acme News <news@acme.example>',
+        subject: 'Batch',
+        text: 'Hello',
+        idempotencyKey: `cmp_batch:${to.split('@')[0]}:1`,
+      });
+      const answers = await adapter.sendMany!(
+        ['ann@example.test', 'refused@example.test', 'bob@example.test'].map(message),
+      );
+      expect(answers[0]).toEqual({ providerMessageId: '<cmp_batch.ann.1@acme.example>' });
+      expect(answers[2]).toEqual({ providerMessageId: '<cmp_batch.bob.1@acme.example>' });
+      const refusal = (answers[1] as { error: ProviderError }).error;
+      expect(refusal).toBeInstanceOf(ProviderError);
+      expect(refusal).toMatchObject({ retryable: false, status: 550 });
+      expect(smtp.received.map((r) => r.parsed.messageId).sort()).toEqual([
+        '<cmp_batch.ann.1@acme.example>',
+        '<cmp_batch.bob.1@acme.example>',
+      ]);
+    } finally {
+      await adapter.close();
+      await stopSmtpThread();
+      await smtp.stop();
+    }
   });
 });
