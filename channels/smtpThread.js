@@ -35,31 +35,6 @@ function handle(msg) {
       // The main thread waits for this before a paced send takes its first slot.
       reply({ id: msg.id, ok: true });
       return;
-    case 'send': {
-      const transport = transports.get(msg.pool);
-      if (!transport) {
-        reply({ id: msg.id, ok: false, message: 'the SMTP pool is closed' });
-        return;
-      }
-      transport.send(msg.mail).then(
-        (messageId) => reply({ id: msg.id, ...accepted(messageId) }),
-        (err) => reply({ id: msg.id, ...refused(err) }),
-      );
-      return;
-    }
-    case 'sendMany': {
-      // A batch is answered once, when every message of it has its answer: one wake-up of the main
-      // thread per batch instead of one per message.
-      const transport = transports.get(msg.pool);
-      if (!transport) {
-        reply({ id: msg.id, ok: false, message: 'the SMTP pool is closed' });
-        return;
-      }
-      Promise.all(msg.mails.map((mail) => transport.send(mail).then(accepted, refused))).then((results) =>
-        reply({ id: msg.id, ok: true, results }),
-      );
-      return;
-    }
     case 'close': {
       const transport = transports.get(msg.pool);
       transports.delete(msg.pool);
@@ -68,6 +43,22 @@ function handle(msg) {
       return;
     }
   }
+  const transport = transports.get(msg.pool);
+  if (!transport) {
+    reply({ id: msg.id, ok: false, message: 'the SMTP pool is closed' });
+    return;
+  }
+  if (msg.op === 'send')
+    transport.send(msg.mail).then(
+      (messageId) => reply({ id: msg.id, ...accepted(messageId) }),
+      (err) => reply({ id: msg.id, ...refused(err) }),
+    );
+  // A batch is answered once, when every message of it has its answer: one wake-up of the main
+  // thread per batch instead of one per message.
+  else if (msg.op === 'sendMany')
+    Promise.all(msg.mails.map((mail) => transport.send(mail).then(accepted, refused))).then((results) =>
+      reply({ id: msg.id, ok: true, results }),
+    );
 }
 
 const accepted = (messageId) => ({ ok: true, messageId });
