@@ -8,7 +8,8 @@ import { previewQuery } from '../services/campaigns/audiencePreview';
 import { providerDefinitions } from '../channels/providers';
 import { HTTP_CONNECTIONS_PER_INTEGRATION } from '../channels/http';
 import { profileArgs } from '../entryPoints';
-import { cpuOf, cpuPerUnitTable, peakRss, stackLedger } from './procStats';
+import { cpuOf, cpuPerUnitTable, peakRss, postgresByRole, stackLedger } from './procStats';
+import type { statementStats } from './pgStatements';
 import { startSink, type Sink, type SinkCounts } from './sink';
 
 interface CampaignBenchOptions {
@@ -27,6 +28,8 @@ interface CampaignBenchOptions {
   /** Also an SMTP run at this size (0: none). */
   largeRecipients: number;
   segmentContacts: number;
+  /** Postgres's statement statistics (BENCH_PG_STATEMENTS=1): our send's top statements are printed. */
+  statements?: Awaited<ReturnType<typeof statementStats>>;
   log: (line: string) => void;
 }
 
@@ -150,6 +153,8 @@ async function campaignRun(
   let workerCpu = 0;
   let workerPeak = 0;
   let ourCounts: SinkCounts | undefined;
+  let postgresRoles = '';
+  let ourStatements: string[] = [];
   // Ours: the API, as a user would drive it.
   const runOurs = async () => {
     const team = await o.team(`bench-campaign-${tag}`);
@@ -193,6 +198,8 @@ async function campaignRun(
     const started = performance.now();
     startedAt = Date.now();
     const workerCpuAtStart = cpuOf(o.workerPid);
+    await o.statements?.reset();
+    const pgAtStart = postgresByRole();
     ledger.take();
     await call('POST', `/campaigns/${campaign.id}/send`, {});
     do {
@@ -201,6 +208,11 @@ async function campaignRun(
     } while (final.status === 'sending');
     ourSeconds = (performance.now() - started) / 1000;
     oursWindow = { 'baseline script': 0, ...ledger.take() };
+    const pgAtEnd = postgresByRole();
+    postgresRoles = Object.entries(pgAtEnd)
+      .map(([role, s]) => `${role} ${((1000 * (s - pgAtStart[role])) / recipients).toFixed(3)}`)
+      .join(', ');
+    ourStatements = (await o.statements?.top(8, recipients / 1000, '1000 messages')) ?? [];
     workerCpu = cpuOf(o.workerPid) - workerCpuAtStart;
     workerPeak = workerRss();
     ourCounts = await sink.counts(transport);
@@ -265,6 +277,8 @@ async function campaignRun(
       ],
       3,
     ),
+    `- ours, Postgres's CPU ms per message by process: ${postgresRoles}`,
+    ...(ourStatements.length ? ['', ...ourStatements] : []),
     '',
   ];
   o.log(lines.join('\n'));

@@ -59,6 +59,35 @@ export const cpuOfCommand = (comm: string): number => {
 };
 
 /**
+ * CPU seconds used so far by Postgres's processes, by role: `connections` (the backends of our
+ * processes and the bench's, and every process that ended, which the postmaster reaped: closed
+ * connections, autovacuum and parallel workers), `walwriter`, `checkpointer`, and `background`
+ * (the background writer, the launchers, a live autovacuum worker).
+ */
+export const postgresByRole = (): Record<string, number> => {
+  const roles: Record<string, number> = { connections: 0, walwriter: 0, checkpointer: 0, background: 0 };
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+      const title = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const pid = Number(entry);
+      if (!title.startsWith('postgres:'))
+        roles.connections += cpuOf(pid, true); // the postmaster: what it reaped
+      else if (title.includes('walwriter')) roles.walwriter += cpuOf(pid);
+      else if (title.includes('checkpointer')) roles.checkpointer += cpuOf(pid);
+      else if (/background writer|launcher|logger|archiver|autovacuum worker/.test(title))
+        roles.background += cpuOf(pid);
+      else roles.connections += cpuOf(pid);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return roles;
+};
+
+/**
  * Where the CPU of a stretch of a bench went: `take()` returns the seconds each part used since
  * the previous `take()` (or since creation), with the whole machine's busy seconds as `machine`.
  */

@@ -22,7 +22,7 @@
  *      BENCH_ROOM_READ_SECONDS: the API's RSS before, at peak and after; a live room's event latency idle and meanwhile.
  * Options (env): BENCH_SECONDS (default 10), BENCH_WARMUP (3: unmeasured seconds of each side of (a) and (f) first; (b) warms up on BENCH_JOBS / 6), BENCH_CONCURRENCY (32), BENCH_JOBS (300), BENCH_ROWS (100000),
  * BENCH_CAMPAIGN_RECIPIENTS (100000), BENCH_CAMPAIGN_LARGE (unset: no large run; e.g. 1000000), BENCH_CAMPAIGN_TRANSPORTS (smtp,http), BENCH_SEGMENT_CONTACTS (1000000), BENCH_MEMORIES (100000), BENCH_AGENT_SAMPLES (60), BENCH_ENROLLMENTS (10000), BENCH_ENROLLMENTS_LARGE (unset: no large run; e.g. 100000), BENCH_WEBHOOK_EVENTS (10000), BENCH_ROOM_EVENTS (100000), BENCH_ROOM_READERS (200), BENCH_ROOM_READ_SECONDS (30), BENCH_ONLY (sections to run, e.g. "a,c" or "d,e"),
- * BENCH_PG_STATEMENTS=1 (Postgres loads pg_stat_statements; (a), (b), (f) and (g) print the product side's top statements),
+ * BENCH_PG_STATEMENTS=1 (Postgres loads pg_stat_statements; (a), (b), (d), (f) and (g) print the product side's top statements),
  * BENCH_TASK_QUEUE_PARTITIONS (unset: the dev server writes new tasks to 1 partition of each task queue; 4 is Temporal's default).
  * (a), (b) and (f) print the CPU each process spent per unit of work on each side (bench/procStats.ts).
  */
@@ -606,6 +606,7 @@ async function main(): Promise<void> {
           largeRecipients: CAMPAIGN_LARGE,
           transports: CAMPAIGN_TRANSPORTS,
           segmentContacts: SEGMENT_CONTACTS,
+          statements: statements ?? undefined,
           log,
         })),
       );
