@@ -29,6 +29,7 @@ import * as forms from './028_forms';
 import * as agentInbox from './027_agent_inbox';
 import * as webhookSettings from './030_webhook_settings';
 import * as shop from './029_shop';
+import * as sendRowsUncheckedParents from './031_send_rows_unchecked_parents';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -65,6 +66,7 @@ const migrations: Record<string, Knex.Migration> = {
   '027_agent_inbox': agentInbox,
   '030_webhook_settings': webhookSettings,
   '029_shop': shop,
+  '031_send_rows_unchecked_parents': sendRowsUncheckedParents,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

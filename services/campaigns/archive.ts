@@ -44,5 +44,10 @@ export async function deleteCampaign(ctx: AppContext, teamId: string, campaignId
     await removeTemplate(ctx, row).catch((err) =>
       ctx.logger.warn({ err, campaignId: row.id }, 'WhatsApp template cleanup failed'),
     );
-  await ctx.db('campaigns').where({ id: row.id }).delete();
+  // Its recipients go with it (no foreign key cascades them: migration 031). The campaign's row
+  // first: a snapshot holding it commits before this goes on, and none starts after.
+  await ctx.db.transaction(async (trx) => {
+    await trx('campaigns').where({ id: row.id }).delete();
+    await trx('campaign_recipients').where({ campaign_id: row.id }).delete();
+  });
 }

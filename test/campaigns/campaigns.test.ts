@@ -560,7 +560,11 @@ describe('campaigns', () => {
     );
     expect((await suite.api.post(`/campaigns/${draft.id}/retry`, {})).status).toBe(409);
     expect((await suite.api.post(`/campaigns/${draft.id}/unarchive`)).body.archived).toBe(false);
+    expect(await suite.db('campaign_recipients').where({ campaign_id: draft.id }).count('* as n')).toEqual([{ n: 1 }]);
     expect((await suite.api.call('DELETE', `/campaigns/${draft.id}`)).status).toBe(204);
+    // Its recipients go with it; its messages stay in the team's log.
+    expect(await suite.db('campaign_recipients').where({ campaign_id: draft.id }).count('* as n')).toEqual([{ n: 0 }]);
+    expect((await suite.api.get(`/messages?sourceId=${draft.id}`)).body.data).toHaveLength(1);
 
     const slow = [];
     for (let i = 0; i < 25; i++) slow.push(await contact());
