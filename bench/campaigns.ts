@@ -8,7 +8,7 @@ import { previewQuery } from '../services/campaigns/audiencePreview';
 import { providerDefinitions } from '../channels/providers';
 import { HTTP_CONNECTIONS_PER_INTEGRATION } from '../channels/http';
 import { profileArgs } from '../entryPoints';
-import { cpuOf, cpuPerUnitTable, peakRss, postgresByRole, stackLedger } from './procStats';
+import { cpuOf, cpuPerUnitTable, peakRss, postgresByRole, postgresSplit, stackLedger } from './procStats';
 import type { statementStats } from './pgStatements';
 import { startSink, type Sink, type SinkCounts } from './sink';
 
@@ -113,6 +113,7 @@ async function campaignRun(
       })
       .returning('id');
     await sink.reset(transport);
+    const pgAtStart = postgresByRole();
     ledger.take();
     const baseline = execFileAsync(
       process.execPath,
@@ -137,6 +138,7 @@ async function campaignRun(
     const baselineRss = peakRss(baseline.child.pid!);
     [plainSeconds, plainStartedAt, plainCpu] = (await baseline).stdout.trim().split(' ').map(Number);
     baselineWindow = { 'baseline script': plainCpu, ...ledger.take() };
+    postgresRoles.baseline = postgresSplit(pgAtStart, postgresByRole(), recipients);
     plainPeak = baselineRss();
     plainCounts = await sink.counts(transport);
     await sink.reset(transport);
@@ -153,7 +155,7 @@ async function campaignRun(
   let workerCpu = 0;
   let workerPeak = 0;
   let ourCounts: SinkCounts | undefined;
-  let postgresRoles = '';
+  const postgresRoles = { baseline: '', ours: '' };
   let ourStatements: string[] = [];
   // Ours: the API, as a user would drive it.
   const runOurs = async () => {
@@ -208,10 +210,7 @@ async function campaignRun(
     } while (final.status === 'sending');
     ourSeconds = (performance.now() - started) / 1000;
     oursWindow = { 'baseline script': 0, ...ledger.take() };
-    const pgAtEnd = postgresByRole();
-    postgresRoles = Object.entries(pgAtEnd)
-      .map(([role, s]) => `${role} ${((1000 * (s - pgAtStart[role])) / recipients).toFixed(3)}`)
-      .join(', ');
+    postgresRoles.ours = postgresSplit(pgAtStart, postgresByRole(), recipients);
     ourStatements = (await o.statements?.top(8, recipients / 1000, '1000 messages')) ?? [];
     workerCpu = cpuOf(o.workerPid) - workerCpuAtStart;
     workerPeak = workerRss();
@@ -277,7 +276,7 @@ async function campaignRun(
       ],
       3,
     ),
-    `- ours, Postgres's CPU ms per message by process: ${postgresRoles}`,
+    `- Postgres's CPU ms per message by process: baseline ${postgresRoles.baseline}; ours ${postgresRoles.ours}`,
     ...(ourStatements.length ? ['', ...ourStatements] : []),
     '',
   ];

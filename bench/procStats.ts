@@ -39,24 +39,37 @@ export const machineBusy = (): number => {
   return (user + nice + system + irq + softirq + steal) / 100;
 };
 
-/**
- * CPU seconds used so far by every process whose command name is `comm` (all of Postgres's
- * backends, say), and by the children they have reaped: a backend that ends during a window moves
- * its time to its postmaster's count instead of taking it out of the window (which read negative).
- */
-export const cpuOfCommand = (comm: string): number => {
-  let total = 0;
+/** The pids of every process whose command name is `comm` (all of Postgres's backends, say). */
+const processesNamed = (comm: string): number[] => {
+  const pids: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === comm) total += cpuOf(Number(entry), true);
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === comm) pids.push(Number(entry));
     } catch {
       // The process ended between the listing and the read.
     }
   }
-  return total;
+  return pids;
 };
+
+/** A process's CPU seconds as `cpuOf` reads them, or 0 once it has ended. */
+const cpuOrZero = (pid: number, withReapedChildren = false): number => {
+  try {
+    return cpuOf(pid, withReapedChildren);
+  } catch {
+    return 0;
+  }
+};
+
+/**
+ * CPU seconds used so far by every process whose command name is `comm`, and by the children
+ * they have reaped: a backend that ends during a window moves its time to its postmaster's count
+ * instead of taking it out of the window (which read negative).
+ */
+export const cpuOfCommand = (comm: string): number =>
+  processesNamed(comm).reduce((total, pid) => total + cpuOrZero(pid, true), 0);
 
 /**
  * CPU seconds used so far by Postgres's processes, by role: `connections` (the backends of our
@@ -66,26 +79,29 @@ export const cpuOfCommand = (comm: string): number => {
  */
 export const postgresByRole = (): Record<string, number> => {
   const roles: Record<string, number> = { connections: 0, walwriter: 0, checkpointer: 0, background: 0 };
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const pid of processesNamed('postgres')) {
+    let title: string;
     try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
-      const title = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      const pid = Number(entry);
-      if (!title.startsWith('postgres:'))
-        roles.connections += cpuOf(pid, true); // the postmaster: what it reaped
-      else if (title.includes('walwriter')) roles.walwriter += cpuOf(pid);
-      else if (title.includes('checkpointer')) roles.checkpointer += cpuOf(pid);
-      else if (/background writer|launcher|logger|archiver|autovacuum worker/.test(title))
-        roles.background += cpuOf(pid);
-      else roles.connections += cpuOf(pid);
+      title = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {
-      // The process ended between the listing and the read.
+      continue; // it ended meanwhile
     }
+    // The postmaster (no title of its own): its time is idle; its children's is what it reaped.
+    if (!title.startsWith('postgres:')) roles.connections += cpuOrZero(pid, true);
+    else if (title.includes('walwriter')) roles.walwriter += cpuOrZero(pid);
+    else if (title.includes('checkpointer')) roles.checkpointer += cpuOrZero(pid);
+    else if (/background writer|launcher|logger|archiver|autovacuum worker/.test(title))
+      roles.background += cpuOrZero(pid);
+    else roles.connections += cpuOrZero(pid);
   }
   return roles;
 };
+
+/** Postgres's CPU ms per unit of work by role between two `postgresByRole` readings, on one line. */
+export const postgresSplit = (from: Record<string, number>, to: Record<string, number>, units: number) =>
+  Object.entries(to)
+    .map(([role, s]) => `${role} ${((1000 * (s - from[role])) / units).toFixed(3)}`)
+    .join(', ');
 
 /**
  * Where the CPU of a stretch of a bench went: `take()` returns the seconds each part used since
