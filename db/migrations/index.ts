@@ -30,6 +30,7 @@ import * as agentInbox from './027_agent_inbox';
 import * as webhookSettings from './030_webhook_settings';
 import * as shop from './029_shop';
 import * as sendRowsUncheckedParents from './031_send_rows_unchecked_parents';
+import * as recipientsUpdatedInPlace from './032_recipients_updated_in_place';
 
 /**
  * Migrations are listed here rather than discovered on disk so that they load the same way
@@ -67,6 +68,7 @@ const migrations: Record<string, Knex.Migration> = {
   '030_webhook_settings': webhookSettings,
   '029_shop': shop,
   '031_send_rows_unchecked_parents': sendRowsUncheckedParents,
+  '032_recipients_updated_in_place': recipientsUpdatedInPlace,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -9,7 +9,7 @@ import type { SecretBox } from '../platform/secretBox';
 import { sendCampaignToContact } from './campaignContact';
 import { PLACEHOLDER, placeholdersIn, type TextGenerator } from './content';
 import { dispatchRecipients, type DispatchPosition } from './dispatch';
-import { failRemaining, finishCampaign, pendingRecipients, returnToDraft, snapshotAudience } from './runSteps';
+import { failRemaining, finishCampaign, remainingAfterDispatch, returnToDraft, snapshotAudience } from './runSteps';
 import { pendingWithTemplate, recordSubmittedTemplate, settleTemplateOutcome, templateApiOf } from './whatsappTemplate';
 
 /**
@@ -59,7 +59,7 @@ export function createCampaignActivities({
       const context = Context.current();
       const resumeFrom = context.info.heartbeatDetails as DispatchPosition | undefined;
       const stopTakingAt = Date.now() + DISPATCH_TIME_BUDGET_MS;
-      const { processed } = await dispatchRecipients(
+      const { processed, drained } = await dispatchRecipients(
         { db, secretBox, textGenerator, baseUrl, defaultRates },
         {
           campaignId: input.campaignId,
@@ -73,7 +73,7 @@ export function createCampaignActivities({
           stopTaking: () => Date.now() > stopTakingAt || context.cancellationSignal.aborted,
         },
       );
-      const { remaining, open } = await pendingRecipients(db, input.campaignId);
+      const { remaining, open } = await remainingAfterDispatch(db, input.campaignId, drained);
       return { processed: processed + (resumeFrom?.recorded ?? 0), remaining, awaitingApproval: open };
     },
 

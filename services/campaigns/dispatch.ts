@@ -67,7 +67,7 @@ export async function dispatchRecipients(
   deps: DispatchDeps,
   input: { campaignId: string; limit: number; afterSeq: number },
   hooks: DispatchHooks,
-): Promise<{ processed: number }> {
+): Promise<{ processed: number; drained: boolean }> {
   const { db } = deps;
   const campaign: CampaignRow = await db('campaigns').where({ id: input.campaignId }).first();
   const integration = await integrationForSend(
@@ -77,7 +77,10 @@ export async function dispatchRecipients(
     campaign.agent_id!,
     campaign.channel,
   );
-  if (!integration) return { processed: await failWithoutIntegration(db, campaign, input.limit) };
+  if (!integration) {
+    const failed = await failWithoutIntegration(db, campaign, input.limit);
+    return { processed: failed, drained: failed < input.limit };
+  }
   const pacer = pacerFor(db, integration, deps.defaultRates);
   return sendInChunks<Claimed, RecipientOutcome>(
     {

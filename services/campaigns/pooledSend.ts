@@ -64,7 +64,7 @@ const PROGRESS_EVERY_MS = 2000;
 export async function sendInChunks<Row extends { seq: string }, Outcome>(
   job: PooledSend<Row, Outcome>,
   hooks: SendHooks,
-): Promise<{ processed: number }> {
+): Promise<{ processed: number; drained: boolean }> {
   const concurrency = job.integration.adapter.concurrency;
   const chunkSize = Math.min(job.limit, Math.max(250, concurrency * 10));
   if (job.pacer) await job.integration.adapter.ready?.();
@@ -77,18 +77,20 @@ export async function sendInChunks<Row extends { seq: string }, Outcome>(
   let exhausted = false;
   let claiming: Promise<void> | undefined;
   let taken = 0;
-  const claimMore = () =>
-    (claiming ??= job
-      .claim(claimedUpTo, Math.min(chunkSize, job.limit - taken - queue.length))
+  const claimMore = () => {
+    const asked = Math.min(chunkSize, job.limit - taken - queue.length);
+    return (claiming ??= job
+      .claim(claimedUpTo, asked)
       .then((rows) => {
         if (rows.length) claimedUpTo = Number(rows[rows.length - 1].seq);
-        if (rows.length < chunkSize) exhausted = true;
+        if (rows.length < asked) exhausted = true;
         const chunk = { lastSeq: claimedUpTo, open: rows.length };
         chunks.push(chunk);
         queue.push(...rows.map((row) => ({ row, chunk })));
       })
       .catch(fail)
       .finally(() => (claiming = undefined)));
+  };
 
   const position: SendPosition = { recorded: 0, lastSeq: job.afterSeq };
   let outcomes: { outcome: Outcome; chunk: Chunk }[] = [];
@@ -185,7 +187,8 @@ export async function sendInChunks<Row extends { seq: string }, Outcome>(
     // A failed write is the call's failure (it is retried); the rows it held stay unrecorded.
     await recording;
   }
-  return { processed: position.recorded };
+  // Every row there was to claim was claimed and sent: what is left now was not claimable.
+  return { processed: position.recorded, drained: exhausted && !queue.length && !failure };
 }
 
 /**

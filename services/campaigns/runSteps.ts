@@ -85,8 +85,25 @@ export async function snapshotAudience(db: Db, campaignId: string, run: number):
   return recipients;
 }
 
-/** Recipients still pending, and those of them whose approval cards are open. */
-export async function pendingRecipients(db: Db, campaignId: string): Promise<{ remaining: number; open: number }> {
+/**
+ * What a dispatch leaves: the recipients still pending, and those of them whose approval cards are
+ * open. Only a dispatch that `drained` what it could claim counts them; one that stopped at its
+ * batch size or its time has more to send, and the campaign's counters tell about how many (at
+ * least one), as counting after every batch would read every pending recipient each time: a
+ * cost that grows with the square of the audience.
+ */
+export async function remainingAfterDispatch(
+  db: Db,
+  campaignId: string,
+  drained: boolean,
+): Promise<{ remaining: number; open: number }> {
+  if (!drained) {
+    const row: { left: number } | undefined = await db('campaigns')
+      .where({ id: campaignId })
+      .first(db.raw('recipient_count - sent_count - failed_count - skipped_count AS left'));
+    // A campaign deleted meanwhile has nothing left to send.
+    return { remaining: row ? Math.max(1, Number(row.left)) : 0, open: 0 };
+  }
   const [{ n, open }] = await db('campaign_recipients')
     .where({ campaign_id: campaignId, status: 'pending' })
     .select(db.raw('count(*) AS n'), db.raw("count(*) FILTER (WHERE card = 'open') AS open"));
