@@ -12,6 +12,7 @@ import {
   cardsDecided,
   progress,
 } from '../../workflows/contracts/campaign';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { workflowMetadataQuery } from '@temporalio/workflow';
 import { recordHistory, useWorkflowSuite } from '../support/helpers';
 
@@ -112,6 +113,41 @@ describe('campaignWorkflow on the Temporal test environment', () => {
     // Skipped recipients were settled by the snapshot; only the pending ones are dispatched.
     expect(await handle.query(progress)).toEqual({ phase: 'done', dispatched: 108 });
     recordHistory(suite.env, 'campaign-send', handle.workflowId);
+  });
+
+  it('a batch that stopped at its size says what is left from the counters, at least one; only the last, which found nobody more to claim, counts the recipients', async () => {
+    // 25 contacts, 2 without an address (skipped at the snapshot): 23 to send in batches of 10.
+    const campaignId = await campaignFor(25, 'left');
+    // Counters 5 ahead of the recipients: an estimate from them never ends the send early.
+    await suite.db('campaigns').where({ id: campaignId }).update({ sent_count: 5 });
+    const handle = await start({
+      campaignId,
+      teamId: suite.team.teamId,
+      run: 1,
+      scheduledAt: null,
+      retry: false,
+      batchSize: 10,
+    });
+    expect(await handle.result()).toEqual({ status: 'completed' });
+    // What each dispatchBatch answered, as the Temporal UI shows its results.
+    const { events } = await handle.fetchHistory();
+    const scheduled = new Map<string, string>();
+    const answers: unknown[] = [];
+    for (const e of events ?? []) {
+      if (e.activityTaskScheduledEventAttributes)
+        scheduled.set(String(e.eventId), e.activityTaskScheduledEventAttributes.activityType!.name!);
+      const done = e.activityTaskCompletedEventAttributes;
+      if (done && scheduled.get(String(done.scheduledEventId)) === 'dispatchBatch')
+        answers.push(defaultPayloadConverter.fromPayload(done.result!.payloads![0]));
+    }
+    expect(answers).toEqual([
+      { processed: 10, remaining: 8, awaitingApproval: 0 },
+      { processed: 10, remaining: 1, awaitingApproval: 0 },
+      { processed: 3, remaining: 0, awaitingApproval: 0 },
+    ]);
+    expect(
+      await suite.db('campaign_recipients').where({ campaign_id: campaignId, status: 'pending' }).count({ n: '*' }),
+    ).toEqual([{ n: 0 }]);
   });
 
   it("an agent without the channel's integration fails the reachable recipients (integration_inactive), retryable; the campaign ends Failed", async () => {
