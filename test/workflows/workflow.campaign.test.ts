@@ -71,24 +71,27 @@ describe('campaignWorkflow on the Temporal test environment', () => {
       .returning('*');
     return campaign.id as string;
   }
-  const start = (args: CampaignRunArgs) =>
-    suite.env.client.workflow.start<CampaignWorkflow>(campaignWorkflowName, {
-      taskQueue,
-      workflowId: `campaign-${args.campaignId}-run-${args.run}`,
-      args: [args],
-    });
-
-  it('snapshots, dispatches in batches, continues as new, and completes with counters that add up', async () => {
-    const campaignId = await campaignFor(120, 'batches');
-    const handle = await start({
+  /** A campaign's first run, now, in batches of 10 (unless `more` says otherwise). */
+  const start = (campaignId: string, more: Partial<CampaignRunArgs> = {}) => {
+    const args: CampaignRunArgs = {
       campaignId,
       teamId: suite.team.teamId,
       run: 1,
       scheduledAt: null,
       retry: false,
       batchSize: 10,
-      continueAfterEvents: 30,
+      ...more,
+    };
+    return suite.env.client.workflow.start<CampaignWorkflow>(campaignWorkflowName, {
+      taskQueue,
+      workflowId: `campaign-${args.campaignId}-run-${args.run}`,
+      args: [args],
     });
+  };
+
+  it('snapshots, dispatches in batches, continues as new, and completes with counters that add up', async () => {
+    const campaignId = await campaignFor(120, 'batches');
+    const handle = await start(campaignId, { continueAfterEvents: 30 });
     expect(await handle.result()).toEqual({ status: 'completed' });
     const runs = [];
     for await (const run of suite.env.client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` }))
@@ -120,14 +123,7 @@ describe('campaignWorkflow on the Temporal test environment', () => {
     const campaignId = await campaignFor(25, 'left');
     // Counters 5 ahead of the recipients: an estimate from them never ends the send early.
     await suite.db('campaigns').where({ id: campaignId }).update({ sent_count: 5 });
-    const handle = await start({
-      campaignId,
-      teamId: suite.team.teamId,
-      run: 1,
-      scheduledAt: null,
-      retry: false,
-      batchSize: 10,
-    });
+    const handle = await start(campaignId);
     expect(await handle.result()).toEqual({ status: 'completed' });
     // What each dispatchBatch answered, as the Temporal UI shows its results.
     const { events } = await handle.fetchHistory();
@@ -157,14 +153,7 @@ describe('campaignWorkflow on the Temporal test environment', () => {
       .insert({ team_id: suite.team.teamId, name: 'Bare', slug: `bare-${Date.now()}` })
       .returning('id');
     await suite.db('campaigns').where({ id: campaignId }).update({ agent_id: agent.id });
-    const handle = await start({
-      campaignId,
-      teamId: suite.team.teamId,
-      run: 1,
-      scheduledAt: null,
-      retry: false,
-      batchSize: 10,
-    });
+    const handle = await start(campaignId);
     expect(await handle.result()).toEqual({ status: 'failed' });
     const campaign = await suite.db('campaigns').where({ id: campaignId }).first();
     expect(campaign).toMatchObject({
@@ -193,14 +182,7 @@ describe('campaignWorkflow on the Temporal test environment', () => {
       active: true,
     });
     await suite.db('campaigns').where({ id: campaignId }).update({ agent_id: careful.id });
-    const handle = await start({
-      campaignId,
-      teamId: suite.team.teamId,
-      run: 1,
-      scheduledAt: null,
-      retry: false,
-      batchSize: 10,
-    });
+    const handle = await start(campaignId);
     // The UI reads current details with the SDK's built-in metadata query, as here.
     const currentDetails = async () => (await handle.query(workflowMetadataQuery)).currentDetails;
     let details: string | null | undefined;
@@ -225,14 +207,7 @@ describe('campaignWorkflow on the Temporal test environment', () => {
       .db('campaigns')
       .where({ id: campaignId })
       .update({ status: 'scheduled', scheduled_at: new Date(Date.now() + 3600_000) });
-    const handle = await start({
-      campaignId,
-      teamId: suite.team.teamId,
-      run: 1,
-      scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
-      retry: false,
-      batchSize: 10,
-    });
+    const handle = await start(campaignId, { scheduledAt: new Date(Date.now() + 3600_000).toISOString() });
     expect((await handle.query(progress)).phase).toBe('scheduled');
     expect((await handle.query(workflowMetadataQuery)).currentDetails).toMatch(
       new RegExp(
