@@ -9,8 +9,8 @@ import type { Knex } from 'knex';
  *   `(campaign_id, seq)`: the claims walk it from where the last chunk ended and skip what is
  *   no longer pending; the few reads by status of one campaign filter its rows;
  * - pages are filled to 40 %, so that a page's rows, updated together by one chunk's record,
- *   all fit beside their old versions (those pages then hold about what a page of rows moved
- *   elsewhere held).
+ *   all fit beside their old versions. The table ends about the size it reached before, when
+ *   every update wrote its new version on another page.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(

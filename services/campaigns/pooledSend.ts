@@ -187,8 +187,9 @@ export async function sendInChunks<Row extends { seq: string }, Outcome>(
     // A failed write is the call's failure (it is retried); the rows it held stay unrecorded.
     await recording;
   }
-  // Every row there was to claim was claimed and sent: what is left now was not claimable.
-  return { processed: position.recorded, drained: exhausted && !queue.length && !failure };
+  // Every row there was to claim was claimed and sent (a failure has thrown above): what is left
+  // now was not claimable.
+  return { processed: position.recorded, drained: exhausted && !queue.length };
 }
 
 /**
