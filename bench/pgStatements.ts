@@ -6,6 +6,9 @@ interface StatementRow {
   total_exec_time: number;
   mean_exec_time: number;
   rows: string;
+  shared_blks_read: string;
+  shared_blks_dirtied: string;
+  shared_blks_written: string;
   query: string;
 }
 
@@ -42,19 +45,20 @@ export async function statementStats(db: Db, enabled: boolean) {
      */
     async top(n: number, units: number, unit: string, withPlanning = false): Promise<string[]> {
       const { rows } = (await db.raw(
-        `SELECT calls, total_plan_time, total_exec_time, mean_exec_time, rows, query FROM pg_stat_statements
+        `SELECT calls, total_plan_time, total_exec_time, mean_exec_time, rows,
+                shared_blks_read, shared_blks_dirtied, shared_blks_written, query FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
             AND query NOT LIKE '%pg_stat_statements%'
           ORDER BY total_exec_time + (CASE WHEN ? THEN total_plan_time ELSE 0 END) DESC LIMIT ?`,
         [withPlanning, n],
       )) as { rows: StatementRow[] };
       return [
-        `| Postgres statement (pg_stat_statements) | calls per ${unit} | ms planning per call | mean ms executing | total ms executing | rows per call |`,
-        '|---|---|---|---|---|---|',
-        ...rows.map(
-          (r) =>
-            `| \`${oneLine(r.query)}\` | ${(Number(r.calls) / units).toFixed(2)} | ${(r.total_plan_time / Number(r.calls)).toFixed(3)} | ${r.mean_exec_time.toFixed(3)} | ${r.total_exec_time.toFixed(0)} | ${(Number(r.rows) / Number(r.calls)).toFixed(1)} |`,
-        ),
+        `| Postgres statement (pg_stat_statements) | calls per ${unit} | ms planning per call | mean ms executing | total ms executing | rows per call | blocks per call: read from outside the buffers, dirtied, written by the statement's backend |`,
+        '|---|---|---|---|---|---|---|',
+        ...rows.map((r) => {
+          const perCall = (blocks: string) => (Number(blocks) / Number(r.calls)).toFixed(1);
+          return `| \`${oneLine(r.query)}\` | ${(Number(r.calls) / units).toFixed(2)} | ${(r.total_plan_time / Number(r.calls)).toFixed(3)} | ${r.mean_exec_time.toFixed(3)} | ${r.total_exec_time.toFixed(0)} | ${(Number(r.rows) / Number(r.calls)).toFixed(1)} | ${perCall(r.shared_blks_read)}, ${perCall(r.shared_blks_dirtied)}, ${perCall(r.shared_blks_written)} |`;
+        }),
       ];
     },
   };

@@ -121,12 +121,19 @@ export async function campaignWorkflow(args: CampaignRunArgs): Promise<CampaignR
 
   state.phase = 'sending';
   show();
+  let afterSeq = args.afterSeq ?? 0;
   for (;;) {
     if (sendCancelled) {
       await failRemaining(args.campaignId);
       break;
     }
-    const batch = await dispatchBatch({ campaignId: args.campaignId, attempt: args.run, batchSize: args.batchSize });
+    const batch = await dispatchBatch({
+      campaignId: args.campaignId,
+      attempt: args.run,
+      batchSize: args.batchSize,
+      afterSeq,
+    });
+    afterSeq = batch.continueAfterSeq ?? 0;
     state.dispatched += batch.processed;
     toDispatch = state.dispatched + batch.remaining;
     show();
@@ -143,7 +150,7 @@ export async function campaignWorkflow(args: CampaignRunArgs): Promise<CampaignR
     }
     const before = (info: WorkflowInfo) => info.historyLength > (args.continueAfterEvents ?? 2_000);
     if (shouldContinueAsNew(args.continueAfterEvents, before))
-      await continueAsNew<CampaignWorkflow>({ ...args, dispatching: true, dispatched: state.dispatched });
+      await continueAsNew<CampaignWorkflow>({ ...args, dispatching: true, dispatched: state.dispatched, afterSeq });
   }
   state.phase = 'finishing';
   show();

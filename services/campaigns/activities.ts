@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ProviderError } from '../../channels/types';
 import type { Db } from '../../db/knex';
-import type { CampaignActivities, DispatchedBatch } from '../../workflows/contracts/campaign';
+import type { CampaignActivities, DispatchBatchInput, DispatchedBatch } from '../../workflows/contracts/campaign';
 import type { CampaignContactActivities } from '../../workflows/contracts/campaignContact';
 import type { TemplateActivities, TemplateStatusReport } from '../../workflows/contracts/whatsappTemplate';
 import type { AppContext } from '../platform/context';
@@ -55,16 +55,16 @@ export function createCampaignActivities({
      * recording them a chunk per statement and heartbeating the position recorded, so a retry
      * resumes after the last recorded chunk.
      */
-    async dispatchBatch(input: { campaignId: string; attempt: number; batchSize: number }): Promise<DispatchedBatch> {
+    async dispatchBatch(input: DispatchBatchInput): Promise<DispatchedBatch> {
       const context = Context.current();
       const resumeFrom = context.info.heartbeatDetails as DispatchPosition | undefined;
       const stopTakingAt = Date.now() + DISPATCH_TIME_BUDGET_MS;
-      const { processed, drained } = await dispatchRecipients(
+      const { processed, drained, lastSeq } = await dispatchRecipients(
         { db, secretBox, textGenerator, baseUrl, defaultRates },
         {
           campaignId: input.campaignId,
           limit: input.batchSize - (resumeFrom?.recorded ?? 0),
-          afterSeq: resumeFrom?.lastSeq ?? 0,
+          afterSeq: resumeFrom?.lastSeq ?? input.afterSeq ?? 0,
         },
         {
           progress: (position) =>
@@ -74,7 +74,14 @@ export function createCampaignActivities({
         },
       );
       const { remaining, open } = await remainingAfterDispatch(db, input.campaignId, drained);
-      return { processed: processed + (resumeFrom?.recorded ?? 0), remaining, awaitingApproval: open };
+      return {
+        processed: processed + (resumeFrom?.recorded ?? 0),
+        remaining,
+        awaitingApproval: open,
+        // Claims that ran dry start the next pass from the first recipient: one approved or
+        // reset meanwhile may sit before where this batch ended.
+        continueAfterSeq: drained ? 0 : lastSeq,
+      };
     },
 
     returnToDraft: (campaignId: string) => returnToDraft(db, campaignId),

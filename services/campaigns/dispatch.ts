@@ -67,7 +67,7 @@ export async function dispatchRecipients(
   deps: DispatchDeps,
   input: { campaignId: string; limit: number; afterSeq: number },
   hooks: DispatchHooks,
-): Promise<{ processed: number; drained: boolean }> {
+): Promise<{ processed: number; drained: boolean; lastSeq: number }> {
   const { db } = deps;
   const campaign: CampaignRow = await db('campaigns').where({ id: input.campaignId }).first();
   const integration = await integrationForSend(
@@ -79,7 +79,7 @@ export async function dispatchRecipients(
   );
   if (!integration) {
     const failed = await failWithoutIntegration(db, campaign, input.limit);
-    return { processed: failed, drained: failed < input.limit };
+    return { processed: failed, drained: failed < input.limit, lastSeq: 0 };
   }
   const pacer = pacerFor(db, integration, deps.defaultRates);
   return sendInChunks<Claimed, RecipientOutcome>(

@@ -64,7 +64,7 @@ const PROGRESS_EVERY_MS = 2000;
 export async function sendInChunks<Row extends { seq: string }, Outcome>(
   job: PooledSend<Row, Outcome>,
   hooks: SendHooks,
-): Promise<{ processed: number; drained: boolean }> {
+): Promise<{ processed: number; drained: boolean; lastSeq: number }> {
   const concurrency = job.integration.adapter.concurrency;
   const chunkSize = Math.min(job.limit, Math.max(250, concurrency * 10));
   if (job.pacer) await job.integration.adapter.ready?.();
@@ -188,8 +188,8 @@ export async function sendInChunks<Row extends { seq: string }, Outcome>(
     await recording;
   }
   // Every row there was to claim was claimed and sent (a failure has thrown above): what is left
-  // now was not claimable.
-  return { processed: position.recorded, drained: exhausted && !queue.length };
+  // now was not claimable. Every row claimed is recorded, up to `lastSeq`.
+  return { processed: position.recorded, drained: exhausted && !queue.length, lastSeq: position.lastSeq };
 }
 
 /**

@@ -118,7 +118,7 @@ describe('campaignWorkflow on the Temporal test environment', () => {
     recordHistory(suite.env, 'campaign-send', handle.workflowId);
   });
 
-  it('a batch that stopped at its size says what is left from the counters, at least one; only the last, which found nobody more to claim, counts the recipients', async () => {
+  it('a batch that stopped at its size says what is left from the counters, at least one, and the next claims after its last recipient; only the last, which found nobody more to claim, counts the recipients', async () => {
     // 25 contacts, 2 without an address (skipped at the snapshot): 23 to send in batches of 10.
     const campaignId = await campaignFor(25, 'left');
     // Counters 5 ahead of the recipients: an estimate from them never ends the send early.
@@ -136,10 +136,18 @@ describe('campaignWorkflow on the Temporal test environment', () => {
       if (done && scheduled.get(String(done.scheduledEventId)) === 'dispatchBatch')
         answers.push(defaultPayloadConverter.fromPayload(done.result!.payloads![0]));
     }
+    // Each batch that stopped at its size sends the next one on from its last recipient; the last,
+    // whose claims ran dry, from the first again.
+    const sent = await suite
+      .db('campaign_recipients')
+      .where({ campaign_id: campaignId, status: 'sent' })
+      .orderBy('seq')
+      .pluck('seq');
+    expect(sent).toHaveLength(23);
     expect(answers).toEqual([
-      { processed: 10, remaining: 8, awaitingApproval: 0 },
-      { processed: 10, remaining: 1, awaitingApproval: 0 },
-      { processed: 3, remaining: 0, awaitingApproval: 0 },
+      { processed: 10, remaining: 8, awaitingApproval: 0, continueAfterSeq: Number(sent[9]) },
+      { processed: 10, remaining: 1, awaitingApproval: 0, continueAfterSeq: Number(sent[19]) },
+      { processed: 3, remaining: 0, awaitingApproval: 0, continueAfterSeq: 0 },
     ]);
     expect(
       await suite.db('campaign_recipients').where({ campaign_id: campaignId, status: 'pending' }).count({ n: '*' }),
@@ -199,6 +207,58 @@ describe('campaignWorkflow on the Temporal test environment', () => {
     expect(await handle.result()).toEqual({ status: 'completed' });
     details = await currentDetails();
     expect(details).toBe(`Campaign ${campaignId}: done (completed). Dispatched 3 of 3 recipients.`);
+  });
+
+  it('a recipient approved before where the batches have reached is sent: after a wait for cards, the next pass claims from the first', async () => {
+    const campaignId = await campaignFor(25, 'cardsbehind');
+    const [careful] = await suite
+      .db('agents')
+      .insert({ team_id: suite.team.teamId, name: 'Careful', slug: `careful-behind-${Date.now()}`, mode: 'manual' })
+      .returning('id');
+    await setIntegration(suite.db, box, { inboxDomain: 'inbox.localhost' }, suite.team.teamId, careful.id, 'email', {
+      provider: 'sandbox',
+      config: {},
+      active: true,
+    });
+    await suite.db('campaigns').where({ id: campaignId }).update({ agent_id: careful.id });
+    const handle = await start(campaignId);
+    const awaitingApproval = async () => {
+      for (let i = 0; i < 100 && (await handle.query(progress)).phase !== 'awaiting_approval'; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await handle.query(progress)).toEqual({ phase: 'awaiting_approval', dispatched: expect.any(Number) });
+    };
+    const approve = async (seqs: string[]) => {
+      await suite
+        .db('campaign_recipients')
+        .where({ campaign_id: campaignId })
+        .whereIn('seq', seqs)
+        .update({ card: 'approved' });
+      await handle.signal(cardsDecided);
+    };
+    await awaitingApproval();
+    const cards = await suite
+      .db('campaign_recipients')
+      .where({ campaign_id: campaignId, card: 'open' })
+      .orderBy('seq')
+      .pluck('seq');
+    expect(cards).toHaveLength(23);
+    // The last 13 first: a batch of 10 ends among them, the next from there.
+    await approve(cards.slice(10));
+    for (let i = 0; i < 100 && (await handle.query(progress)).dispatched < 13; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    await awaitingApproval();
+    expect((await handle.query(progress)).dispatched).toBe(13);
+    // Then the first 10, all before where those batches ended.
+    await approve(cards.slice(0, 10));
+    expect(await handle.result()).toEqual({ status: 'completed' });
+    expect(
+      await suite.db('campaign_recipients').where({ campaign_id: campaignId }).whereIn('seq', cards).pluck('status'),
+    ).toEqual(Array(23).fill('sent'));
+    expect(await suite.db('campaigns').where({ id: campaignId }).first()).toMatchObject({
+      status: 'completed',
+      sent_count: 23,
+      skipped_count: 2,
+    });
   });
 
   it('waits on its schedule; the cancelSchedule signal returns the campaign to Draft', async () => {

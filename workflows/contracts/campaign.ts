@@ -17,6 +17,8 @@ export interface CampaignRunArgs {
   /** Set when the run continues as new: the schedule and the snapshot are behind it. */
   dispatching?: boolean;
   dispatched?: number;
+  /** Set when the run continues as new: where its next batch claims from (DispatchedBatch). */
+  afterSeq?: number;
   /** Events before continuing as new (default: the one limit in workflows/continueAsNew.ts; tests make it small). */
   continueAfterEvents?: number;
 }
@@ -52,17 +54,32 @@ export interface CampaignProgress {
 }
 export const progress = defineQuery<CampaignProgress>('progress');
 
+export interface DispatchBatchInput {
+  campaignId: string;
+  attempt: number;
+  batchSize: number;
+  /** Claim only recipients after this seq (the previous batch's `continueAfterSeq`); 0 or absent: from the first. */
+  afterSeq?: number;
+}
+
 export interface DispatchedBatch {
   processed: number;
   remaining: number;
   /** Pending recipients whose approval cards are still open. */
   awaitingApproval: number;
+  /**
+   * Where the next batch claims from: after the last recipient this one recorded, so that it does
+   * not walk past every recipient already sent; 0 once the claims ran dry (the next pass starts
+   * from the first, where a recipient approved or reset meanwhile may be). Absent in histories
+   * from before it existed: 0.
+   */
+  continueAfterSeq?: number;
 }
 
 export interface CampaignActivities {
   /** Freezes the audience into recipients (idempotent); answers how many. */
   snapshotAudience(campaignId: string, run: number): Promise<number>;
-  dispatchBatch(input: { campaignId: string; attempt: number; batchSize: number }): Promise<DispatchedBatch>;
+  dispatchBatch(input: DispatchBatchInput): Promise<DispatchedBatch>;
   returnToDraft(campaignId: string): Promise<void>;
   failRemaining(campaignId: string): Promise<void>;
   finishCampaign(campaignId: string, cancelled: boolean): Promise<{ status: 'completed' | 'failed' }>;
