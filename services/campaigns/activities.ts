@@ -78,8 +78,8 @@ export function createCampaignActivities({
         processed: processed + (resumeFrom?.recorded ?? 0),
         remaining,
         awaitingApproval: open,
-        // Claims that ran dry start the next pass from the first recipient: one approved or
-        // reset meanwhile may sit before where this batch ended.
+        // Claims that ran dry start the next pass from the first recipient: one whose card was
+        // approved meanwhile may sit before where this batch ended.
         continueAfterSeq: drained ? 0 : lastSeq,
       };
     },

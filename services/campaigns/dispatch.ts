@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { integrationForSend, SendingIntegration } from '../agents/integrations';
 import { addressColumn, skipReasonSql } from '../contacts/channelAddress';
@@ -23,10 +24,24 @@ export interface DispatchDeps {
 
 export type { SendPosition as DispatchPosition, SendHooks as DispatchHooks } from './pooledSend';
 
-type Claimed = Awaited<ReturnType<typeof claimChunk>>[number];
+type Claimed = Awaited<ReturnType<typeof claimQuery>>[number];
 
-/** The next pending recipients after `afterSeq`, in seq order, with what a send needs of the contact. */
+/**
+ * The next pending recipients after `afterSeq`, in seq order, with what a send needs of the
+ * contact: a walk of `(campaign_id, seq)` from the watermark that stops at `limit` rows. As its
+ * statistics see a send's recipients become sent, Postgres's estimate of the pending ones past
+ * the watermark falls to a few, and it plans a sort of every recipient left instead, each joined
+ * to its contact: each claim then costs what is left of the send (29 ms a claim at 100 000,
+ * BENCHMARKS.md run 45). So sorts and bitmap scans are off for this statement alone.
+ */
 function claimChunk(db: Db, campaign: CampaignRow, afterSeq: number, limit: number) {
+  return db.transaction(async (trx) => {
+    await trx.raw('SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off');
+    return claimQuery(trx, campaign, afterSeq, limit);
+  });
+}
+
+function claimQuery(db: Db | Knex.Transaction, campaign: CampaignRow, afterSeq: number, limit: number) {
   return db('campaign_recipients')
     .join('contacts', 'contacts.id', 'campaign_recipients.contact_id')
     .where({ 'campaign_recipients.campaign_id': campaign.id, 'campaign_recipients.status': 'pending' })

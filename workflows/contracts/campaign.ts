@@ -70,7 +70,7 @@ export interface DispatchedBatch {
   /**
    * Where the next batch claims from: after the last recipient this one recorded, so that it does
    * not walk past every recipient already sent; 0 once the claims ran dry (the next pass starts
-   * from the first, where a recipient approved or reset meanwhile may be). Absent in histories
+   * from the first, where a recipient whose card was approved meanwhile may be). Absent in histories
    * from before it existed: 0.
    */
   continueAfterSeq?: number;
