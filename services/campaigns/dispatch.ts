@@ -28,15 +28,17 @@ type Claimed = Awaited<ReturnType<typeof claimQuery>>[number];
 
 /**
  * The next pending recipients after `afterSeq`, in seq order, with what a send needs of the
- * contact: a walk of `(campaign_id, seq)` from the watermark that stops at `limit` rows. As its
- * statistics see a send's recipients become sent, Postgres's estimate of the pending ones past
- * the watermark falls to a few, and it plans a sort of every recipient left instead, each joined
- * to its contact: each claim then costs what is left of the send (29 ms a claim at 100 000,
- * BENCHMARKS.md run 45). So sorts and bitmap scans are off for this statement alone.
+ * contact: a walk of `(campaign_id, seq)` from the watermark that stops at `limit` rows, each
+ * joined to its contact. Postgres's estimate of the pending recipients past the watermark falls
+ * as its statistics see a send's recipients become sent, and it then plans otherwise: parallel
+ * workers started for 400 rows (75 ms a claim to launch them on two busy cores), or a sort of
+ * every recipient left (BENCHMARKS.md run 45). Both are off for this statement alone.
  */
 function claimChunk(db: Db, campaign: CampaignRow, afterSeq: number, limit: number) {
   return db.transaction(async (trx) => {
-    await trx.raw('SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off');
+    await trx.raw(
+      'SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off',
+    );
     return claimQuery(trx, campaign, afterSeq, limit);
   });
 }
