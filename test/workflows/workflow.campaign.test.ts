@@ -71,6 +71,19 @@ describe('campaignWorkflow on the Temporal test environment', () => {
       .returning('*');
     return campaign.id as string;
   }
+  /** The campaign sends through an agent of its own in manual mode: every sendable recipient waits on an open card. */
+  async function sendThroughManualAgent(campaignId: string, slug: string) {
+    const [careful] = await suite
+      .db('agents')
+      .insert({ team_id: suite.team.teamId, name: 'Careful', slug: `${slug}-${Date.now()}`, mode: 'manual' })
+      .returning('id');
+    await setIntegration(suite.db, box, { inboxDomain: 'inbox.localhost' }, suite.team.teamId, careful.id, 'email', {
+      provider: 'sandbox',
+      config: {},
+      active: true,
+    });
+    await suite.db('campaigns').where({ id: campaignId }).update({ agent_id: careful.id });
+  }
   /** A campaign's first run, now, in batches of 10 (unless `more` says otherwise). */
   const start = (campaignId: string, more: Partial<CampaignRunArgs> = {}) => {
     const args: CampaignRunArgs = {
@@ -180,16 +193,7 @@ describe('campaignWorkflow on the Temporal test environment', () => {
 
   it('says in its current details (what the Temporal UI shows) that it waits for approval cards, then that it is done', async () => {
     const campaignId = await campaignFor(3, 'cards');
-    const [careful] = await suite
-      .db('agents')
-      .insert({ team_id: suite.team.teamId, name: 'Careful', slug: `careful-${Date.now()}`, mode: 'manual' })
-      .returning('id');
-    await setIntegration(suite.db, box, { inboxDomain: 'inbox.localhost' }, suite.team.teamId, careful.id, 'email', {
-      provider: 'sandbox',
-      config: {},
-      active: true,
-    });
-    await suite.db('campaigns').where({ id: campaignId }).update({ agent_id: careful.id });
+    await sendThroughManualAgent(campaignId, 'careful');
     const handle = await start(campaignId);
     // The UI reads current details with the SDK's built-in metadata query, as here.
     const currentDetails = async () => (await handle.query(workflowMetadataQuery)).currentDetails;
@@ -211,16 +215,7 @@ describe('campaignWorkflow on the Temporal test environment', () => {
 
   it('a recipient approved before where the batches have reached is sent: after a wait for cards, the next pass claims from the first', async () => {
     const campaignId = await campaignFor(25, 'cardsbehind');
-    const [careful] = await suite
-      .db('agents')
-      .insert({ team_id: suite.team.teamId, name: 'Careful', slug: `careful-behind-${Date.now()}`, mode: 'manual' })
-      .returning('id');
-    await setIntegration(suite.db, box, { inboxDomain: 'inbox.localhost' }, suite.team.teamId, careful.id, 'email', {
-      provider: 'sandbox',
-      config: {},
-      active: true,
-    });
-    await suite.db('campaigns').where({ id: campaignId }).update({ agent_id: careful.id });
+    await sendThroughManualAgent(campaignId, 'careful-behind');
     const handle = await start(campaignId);
     const awaitingApproval = async () => {
       for (let i = 0; i < 100 && (await handle.query(progress)).phase !== 'awaiting_approval'; i++)
