@@ -11,7 +11,7 @@ import {
   type WebhookDeliveryResult,
 } from '../../workflows/contracts/webhookDelivery';
 import { FakeWebhookReceiver } from '../fakes/webhookReceiver';
-import { recordHistory, sleep, useWorkflowSuite } from '../support/helpers';
+import { recordHistory, useWorkflowSuite } from '../support/helpers';
 
 /**
  * The per-delivery workflow on the Temporal test environment, with its real activity, Postgres
@@ -37,19 +37,23 @@ describe('webhookDeliveryWorkflow on the Temporal test environment', () => {
     const appContext = buildAppContext(config, suite.db, createLogger('silent', 'worker'));
     const ep = await createWebhookEndpoint(appContext, suite.team.teamId, { url: receiver.url(path) });
     receiver.setSecret(path, ep.secret);
-    const eventId = await suite.db.transaction((trx) =>
-      recordEvent(trx, { teamId: suite.team.teamId, type: 'contact.created', subject: 'ct_x', data: { path } }),
-    );
-    // Other suites' events in the shared database are fanned out too; harmless (none has a worker here).
-    // Another suite's dispatcher may hold this event at this moment (each skips the rows the other
-    // has locked): its delivery row is then there once that dispatcher commits.
-    for (let tries = 0; tries < 100; tries++) {
-      while ((await fanOutEvents(suite.db)) > 0);
-      const row = await suite.db('webhook_deliveries').where({ event_id: eventId, endpoint_id: ep.id }).first('id');
-      if (row) return { deliveryId: row.id, endpointId: ep.id };
-      await sleep(50);
-    }
-    throw new Error(`event ${eventId} was never fanned out to endpoint ${ep.id}`);
+    // The event, its fan-out and the delivery marked started commit together: the dispatchers of
+    // other suites sharing this database (with workers of their own) never see this delivery
+    // unstarted, so none sends it in a batch beside the workflow under test.
+    const deliveryId = await suite.db.transaction(async (trx) => {
+      const eventId = await recordEvent(trx, {
+        teamId: suite.team.teamId,
+        type: 'contact.created',
+        subject: 'ct_x',
+        data: { path },
+      });
+      while ((await fanOutEvents(trx)) > 0);
+      const row = await trx('webhook_deliveries').where({ event_id: eventId, endpoint_id: ep.id }).first('id');
+      if (!row) throw new Error(`event ${eventId} was not fanned out to endpoint ${ep.id}`);
+      await trx('webhook_deliveries').where({ id: row.id }).update({ workflow_started_at: trx.fn.now() });
+      return row.id as string;
+    });
+    return { deliveryId, endpointId: ep.id };
   }
 
   const run = (deliveryId: string) =>
