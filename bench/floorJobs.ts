@@ -18,6 +18,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Pool } from 'pg';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { profileArgs } from '../entryPoints';
 import { freePort } from '../temporal/freePort';
 import { BusinessIdKey, JobTypeKey, TeamSlugKey } from '../workflows/contracts/searchAttributeKeys';
 
@@ -151,7 +152,7 @@ export async function startFloor(vars: {
   const port = await freePort();
   const start = (role: 'api' | 'worker') =>
     new Promise<ChildProcess>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', __filename, role], {
+      const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', __filename, role], {
         env: {
           ...process.env,
           DATABASE_URL: vars.databaseUrl,
