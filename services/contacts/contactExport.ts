@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
-import { preparedOnce, type Db } from '../../db/knex';
+import type { Db } from '../../db/knex';
+import { runStatement, statement, statementOf, type SqlPart } from '../../db/statement';
 import type { ExportInput } from '../jobs/jobTypes';
 import type { MediaStorage } from '../media/storage';
 import type { ExportResult } from '../../workflows/contracts/job';
@@ -37,6 +38,17 @@ const CSV_HEADER = CSV_CONTACT_COLUMNS.map((column) =>
 const EXPORTED_CONTACT_COLUMNS = ['seq', ...CSV_CONTACT_COLUMNS] as const;
 type ExportedContact = Pick<ContactRow, (typeof EXPORTED_CONTACT_COLUMNS)[number]>;
 
+// Two texts (with tags or without), each prepared once per connection: planning this page cost
+// Postgres more than reading it. The columns are named, so that a column a migration adds to
+// contacts does not change what the prepared statement returns.
+const PAGE_COLUMNS = EXPORTED_CONTACT_COLUMNS.join(', ');
+const pageAfterSeq = statement<ExportedContact>(
+  `SELECT ${PAGE_COLUMNS} FROM contacts WHERE team_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+);
+const taggedPageAfter = statement<ExportedContact>(
+  `SELECT ${PAGE_COLUMNS} FROM contacts WHERE team_id = ? AND seq > ? AND tags && ?::text[] ORDER BY seq LIMIT ?`,
+);
+
 /** Tags are written `;`-separated, times in ISO 8601. */
 const csvCell = (value: ExportedContact[keyof ExportedContact]) =>
   Array.isArray(value) ? value.join(';') : value instanceof Date ? value.toISOString() : value;
@@ -50,7 +62,14 @@ export interface ExportJob {
 }
 
 /** The export's media row, to record once the file is written. */
-export type ExportFile = Record<string, unknown>;
+export interface ExportFile {
+  id: string;
+  team_id: string;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+  storage_key: string;
+}
 
 /**
  * Writes the job's CSV to storage and answers its result and the media row to record.
@@ -64,21 +83,10 @@ export async function writeContactsCsv(
   heartbeat: (details: unknown) => void,
 ): Promise<{ result: ExportResult; file: ExportFile } | null> {
   const input = job.input as ExportInput;
-  // Two texts (with tags or without), prepared once per connection: planning this page cost
-  // Postgres more than reading it. The columns are named, so that a column a migration adds to
-  // contacts does not change what the prepared statement returns.
   const pageAfter = (after: number, limit: number): Promise<ExportedContact[]> =>
-    preparedOnce(
-      db('contacts')
-        .where({ team_id: job.team_id })
-        .where('seq', '>', after)
-        .modify((q) => {
-          if (input.tags) q.whereRaw('tags && ?::text[]', [input.tags]);
-        })
-        .orderBy('seq')
-        .limit(limit)
-        .select(EXPORTED_CONTACT_COLUMNS),
-    );
+    input.tags
+      ? runStatement(db, taggedPageAfter, [job.team_id, after, input.tags, limit])
+      : runStatement(db, pageAfterSeq, [job.team_id, after, limit]);
   // One row more than a page tells whether the contacts fit in it.
   let page = await pageAfter(0, onePageOnly ? EXPORT_PAGE_SIZE + 1 : EXPORT_PAGE_SIZE);
   if (onePageOnly && page.length > EXPORT_PAGE_SIZE) return null;
@@ -115,6 +123,18 @@ export async function writeContactsCsv(
   return { result, file };
 }
 
-/** The export's file, as a row of team media; its id is derived from the job, so a retry overwrites. */
-export const recordExportFile = (db: Db, file: ExportFile) =>
-  db('media').insert(file).onConflict('id').merge(['filename', 'size_bytes']);
+/**
+ * The export's file, as a row of team media, to run alone (`runStatement(db, statementOf(…))`) or
+ * with the job's settlement; its id is derived from the job, so a retry overwrites.
+ */
+export const recordExportFile = (file: ExportFile): SqlPart => ({
+  sql: `INSERT INTO media (id, team_id, filename, content_type, size_bytes, storage_key) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET filename = excluded.filename, size_bytes = excluded.size_bytes`,
+  values: [file.id, file.team_id, file.filename, file.content_type, file.size_bytes, file.storage_key],
+});
+
+/** Records the export's file on its own (an export that ran as an activity of its own). */
+export async function storeExportFile(db: Db, file: ExportFile): Promise<void> {
+  const part = recordExportFile(file);
+  await runStatement(db, statementOf(part.sql), part.values);
+}

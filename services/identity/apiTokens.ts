@@ -37,18 +37,20 @@ export interface ApiTokenOwner {
   userId: string;
 }
 
+/** Whether `token` is one of our API tokens by its form (not whether it is live). */
+export const isApiToken = (token: string): boolean => token.startsWith(TOKEN_PREFIX);
+
+/** What makes an API token live, over `api_tokens`, given its hash (`?`): not revoked, not expired. */
+export const LIVE_API_TOKEN = `api_tokens.token_hash = ? AND api_tokens.revoked_at IS NULL
+  AND (api_tokens.expires_at IS NULL OR api_tokens.expires_at > CURRENT_TIMESTAMP)`;
+
 /**
  * The `api_tokens` row of `token` if it is live (not revoked, not expired); null for anything
  * that is not one of our tokens. Callers join what else they need onto it.
  */
 export function liveApiToken(db: Db, token: string): Knex.QueryBuilder | null {
-  if (!token.startsWith(TOKEN_PREFIX)) return null;
-  return db('api_tokens')
-    .where('api_tokens.token_hash', hashSecret(token))
-    .whereNull('api_tokens.revoked_at')
-    .where((q) => {
-      q.whereNull('api_tokens.expires_at').orWhere('api_tokens.expires_at', '>', db.fn.now());
-    });
+  if (!isApiToken(token)) return null;
+  return db('api_tokens').whereRaw(LIVE_API_TOKEN, [hashSecret(token)]);
 }
 
 /** The user behind a live API token, or null for an unknown, revoked or expired one. */

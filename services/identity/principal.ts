@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import { preparedOnce, type Db } from '../../db/knex';
+import { firstRow, statementOf, type SqlPart } from '../../db/statement';
 import type { RateDecision, RateLimits } from '../platform/rateLimits';
-import { findApiTokenOwner, liveApiToken, touchApiToken } from './apiTokens';
+import { findApiTokenOwner, isApiToken, LIVE_API_TOKEN, touchApiToken } from './apiTokens';
+import { hashSecret } from './secrets';
 import type { TeamRef } from '../platform/context';
 import { AppError } from '../platform/errors';
 import { liveAccessToken } from './oauth/grants';
@@ -143,14 +145,15 @@ export async function authenticateForTeam(
   audience: Audience,
 ): Promise<{ principal: Principal; team: TeamRef }> {
   const token = bearerToken(authorization, audience);
-  const apiToken = liveApiToken(db, token);
+  const apiToken = isApiToken(token);
   if (apiToken && slug === undefined) {
     const owner = await findApiTokenOwner(db, token);
     if (!owner) throw unknownCredential(audience);
     throw await teamRequired(db, owner.userId);
   }
   if (apiToken && slug !== undefined) {
-    const row = await apiTokenInTeam(db, apiToken, slug).first();
+    const caller = apiTokenInTeam(token, slug);
+    const row = await firstRow<CallerRow>(db, statementOf(caller.sql), caller.values);
     if (!row) throw unknownCredential(audience);
     const principal = apiTokenPrincipal(db, row);
     if (!row.teamId) throw notAMember(slug);
@@ -166,19 +169,14 @@ export async function authenticateForTeam(
 }
 
 /** An API token's row with the team `slug` names, if its user is a member (`teamId` null if not). */
-const apiTokenInTeam = (db: Db, apiToken: Knex.QueryBuilder, slug: string) =>
-  apiToken
-    .leftJoin('teams', 'teams.slug', db.raw('?', [slug]))
-    .leftJoin('memberships', (j) =>
-      j.on('memberships.team_id', 'teams.id').andOn('memberships.user_id', 'api_tokens.user_id'),
-    )
-    .select(
-      'api_tokens.id as tokenId',
-      'api_tokens.user_id as userId',
-      'memberships.team_id as teamId',
-      'teams.plan as plan',
-    )
-    .limit(1);
+const apiTokenInTeam = (token: string, slug: string): SqlPart => ({
+  sql: `SELECT api_tokens.id AS "tokenId", api_tokens.user_id AS "userId", memberships.team_id AS "teamId", teams.plan AS plan
+        FROM api_tokens LEFT JOIN teams ON teams.slug = ?
+        LEFT JOIN memberships ON memberships.team_id = teams.id AND memberships.user_id = api_tokens.user_id
+        WHERE ${LIVE_API_TOKEN} LIMIT 1`,
+  values: [slug, hashSecret(token)],
+});
+type CallerRow = { tokenId: string; userId: string; teamId: string | null; plan: string };
 
 /**
  * A subquery of one row that the authentication of a team request may carry along (a lateral
@@ -202,28 +200,20 @@ export async function authenticateTeamRequest<Row = never>(
   alongside?: Alongside,
 ): Promise<{ principal: Principal; team: TeamRef; rate: RateDecision; alongside?: Row }> {
   const token = bearerToken(authorization, audience);
-  const apiToken = slug === undefined ? null : liveApiToken(db, token);
-  if (apiToken && slug !== undefined) {
+  if (slug !== undefined && isApiToken(token)) {
+    const caller = apiTokenInTeam(token, slug);
     const count = rateLimits.apiRequestCount('caller', { teamId: 'caller."teamId"', plan: 'caller.plan' });
-    const query = db
-      .with('caller', apiTokenInTeam(db, apiToken, slug))
-      .with('counted', db.raw(count.sql, count.bindings))
-      .from('caller')
-      .joinRaw('LEFT JOIN counted ON true');
     const extra = alongside?.('caller."teamId"');
-    if (extra) query.joinRaw(`LEFT JOIN LATERAL (${extra.sql}) AS alongside ON true`, extra.bindings);
-    const row:
-      | { tokenId: string; userId: string; teamId: string | null; plan: string; points: number; expire: string | null }
-      | undefined = await preparedOnce(
-      query.first(
-        'caller.tokenId',
-        'caller.userId',
-        'caller.teamId',
-        'caller.plan',
-        'counted.points',
-        'counted.expire',
-        ...(extra ? [db.raw('to_jsonb(alongside.*) AS alongside')] : []),
-      ),
+    // A few texts (with or without each kind of `alongside`): prepared once per connection.
+    const sql = `WITH caller AS (${caller.sql}), counted AS (${count.sql})
+      SELECT caller."tokenId", caller."userId", caller."teamId", caller.plan, counted.points, counted.expire
+        ${extra ? ', to_jsonb(alongside.*) AS alongside' : ''}
+      FROM caller LEFT JOIN counted ON true
+        ${extra ? `LEFT JOIN LATERAL (${extra.sql}) AS alongside ON true` : ''}`;
+    const row = await firstRow<CallerRow & { points: number; expire: string | null; alongside?: Row }>(
+      db,
+      statementOf(sql),
+      [...caller.values, ...count.bindings, ...(extra?.bindings ?? [])],
     );
     if (!row) throw unknownCredential(audience);
     const principal = apiTokenPrincipal(db, row);
@@ -275,7 +265,7 @@ export async function authenticateForMcp(
   audience: Audience,
 ): Promise<{ principal: Principal; team: TeamRef }> {
   const token = bearerToken(authorization, audience);
-  if (liveApiToken(db, token)) {
+  if (isApiToken(token)) {
     if (slug) return authenticateForTeam(db, authorization, slug, audience);
     const owner = await findApiTokenOwner(db, token);
     if (!owner) throw unknownCredential(audience);
@@ -320,7 +310,7 @@ export async function authenticateMcpRequest<Row = never>(
   audience: Audience,
   alongside?: Alongside,
 ): Promise<{ principal: Principal; team: TeamRef; rate?: RateDecision; alongside?: Row }> {
-  if (slug && liveApiToken(db, bearerToken(authorization, audience)))
+  if (slug && isApiToken(bearerToken(authorization, audience)))
     return authenticateTeamRequest<Row>(db, rateLimits, authorization, slug, audience, alongside);
   return authenticateForMcp(db, authorization, slug, audience);
 }

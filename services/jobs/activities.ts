@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../../db/knex';
 import { ingestJobKnowledge } from '../agents/knowledgeIngest';
-import { recordExportFile, writeContactsCsv } from '../contacts/contactExport';
+import { recordExportFile, storeExportFile, writeContactsCsv } from '../contacts/contactExport';
 import { importJobSlice } from '../contacts/contactImport';
 import type { MediaStorage } from '../media/storage';
 import type { ExportResult, JobActivities, JobError, JobResult } from '../../workflows/contracts/job';
@@ -35,7 +35,7 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
   async function exportContactsCsv(jobId: string, onePageOnly: boolean): Promise<ExportResult | null> {
     const written = await writeContactsCsv(db, storage, await loadJob(jobId), onePageOnly, heartbeat);
     if (!written) return null;
-    await recordExportFile(db, written.file);
+    await storeExportFile(db, written.file);
     return written.result;
   }
 
@@ -87,7 +87,7 @@ export function createJobActivities({ db, storage }: JobActivityDeps) {
         db,
         jobId,
         { status: 'succeeded', result: { ...written.result } },
-        recordExportFile(db, written.file),
+        recordExportFile(written.file),
       );
       return written.result;
     },

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { jobStart, jobWorkflowId, progress as progressQuery } from '../../workflows/contracts/job';
 import { jobProgressSchema, type JobProgress } from '../../workflows/contracts/schemas';
 import type { Knex } from 'knex';
-import { preparedOnce, type Db } from '../../db/knex';
+import type { Db } from '../../db/knex';
+import { firstRow, runStatement, statement, statementOf, type SqlPart } from '../../db/statement';
 import type { AppContext, TeamRef } from '../platform/context';
 import { AppError, ErrorBody, errorBodySchema, notFound } from '../platform/errors';
 import { newId } from '../../db/ids';
@@ -97,8 +98,15 @@ export async function createJob(
   };
   // A job without rows is one INSERT: no transaction (BEGIN and COMMIT would double its round trips).
   const write = async (db: Db | Knex.Transaction) => {
-    // One text for every job: prepared once per connection, not parsed and planned on each start.
-    const inserted = await preparedOnce(db('jobs').insert(jobRow).onConflict('id').ignore().returning('id'));
+    const inserted = await runStatement(db, insertJob, [
+      jobRow.id,
+      jobRow.team_id,
+      jobRow.type,
+      jobRow.status,
+      jobRow.input,
+      jobRow.workflow_id,
+      jobRow.created_by,
+    ]);
     if (inserted.length === 0) {
       // The same key again after a failed answer: it must be the same job, not another one.
       const existing = await db('jobs').where({ id: jobId, team_id: team.id }).first('type', 'input');
@@ -141,6 +149,12 @@ export async function createJob(
   return accepted;
 }
 
+/** One text for every job: prepared once per connection, not parsed and planned on each start. */
+const insertJob = statement<{ id: string }>(
+  `INSERT INTO jobs (id, team_id, type, status, input, workflow_id, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)
+   ON CONFLICT (id) DO NOTHING RETURNING id`,
+);
+
 /** Stores a job's rows in slices of `batchSize`: slice n holds rows [n*batchSize, (n+1)*batchSize). */
 export async function storeJobRows(
   db: Db | Knex.Transaction,
@@ -179,11 +193,14 @@ export async function markJobRunning(db: Db, jobId: string): Promise<void> {
  * such job.
  */
 export async function markJobRunningAndRead(db: Db, jobId: string): Promise<JobWorkRow | undefined> {
-  // One text for every export: prepared once per connection (its planning cost more than its run).
-  return preparedOnce(
-    db.with('marked', markRunning(db, jobId)).from('jobs').where({ id: jobId }).first('id', 'team_id', 'type', 'input'),
-  );
+  return firstRow(db, markRunningAndRead, [jobId]);
 }
+
+// One text for every export: prepared once per connection (its planning cost more than its run).
+const markRunningAndRead = statement<JobWorkRow>(
+  `WITH marked AS (UPDATE jobs SET status = 'running', started_at = CURRENT_TIMESTAMP WHERE id = $1 AND status = 'queued')
+   SELECT id, team_id, type, input FROM jobs WHERE id = $1`,
+);
 
 export type JobOutcome =
   { status: 'succeeded'; result: Record<string, unknown> } | { status: 'failed'; error: JobError };
@@ -197,24 +214,18 @@ export async function settleJob(
   jobId: string,
   outcome: JobOutcome,
   /** A write that commits with the outcome, in the same statement (a CTE), e.g. the job's output file. */
-  together?: Knex.QueryBuilder,
+  together?: SqlPart,
 ): Promise<void> {
+  const column = outcome.status === 'succeeded' ? 'result' : 'error';
+  const settle = `UPDATE jobs SET status = ?, ${column} = ?, finished_at = CURRENT_TIMESTAMP
+                  WHERE id = ? AND status IN ('queued', 'running')`;
   // A few texts (an outcome of each kind, with or without its write): prepared once per connection.
-  await preparedOnce(
-    db('jobs')
-      .modify((q) => {
-        if (together) q.with('together', together);
-      })
-      .where({ id: jobId })
-      .whereIn('status', ['queued', 'running'])
-      .update({
-        status: outcome.status,
-        ...(outcome.status === 'succeeded'
-          ? { result: JSON.stringify(outcome.result) }
-          : { error: JSON.stringify(outcome.error) }),
-        finished_at: db.fn.now(),
-      }),
-  );
+  await runStatement(db, statementOf(together ? `WITH together AS (${together.sql}) ${settle}` : settle), [
+    ...(together?.values ?? []),
+    outcome.status,
+    JSON.stringify(outcome.status === 'succeeded' ? outcome.result : outcome.error),
+    jobId,
+  ]);
 }
 
 /** How a workflow that ended without the job's own bookkeeping reads to the API client. */
