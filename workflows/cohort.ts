@@ -80,9 +80,14 @@ export async function cohortWorkflow(args: CohortArgs): Promise<CohortResult> {
         state.phase = step.kind === 'send' ? 'sending' : 'runningWarps';
         show(step.kind === 'send' ? 'sending' : 'running a warp per member');
         const t = tally(0);
+        // A send's next batch claims after where the last one ended, not from the step's first member.
+        let after = 0;
         for (;;) {
-          const run = step.kind === 'send' ? sendCohortStep : runCohortWarps;
-          const batch = await run(cohortId, state.step);
+          const batch =
+            step.kind === 'send'
+              ? await sendCohortStep(cohortId, state.step, after)
+              : await runCohortWarps(cohortId, state.step);
+          after = batch.continueAfterSeq ?? 0;
           t.entered += batch.processed;
           if (batch.remaining > 0) continue;
           // The step's own record of every member (exact across retries and crashes).

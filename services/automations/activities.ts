@@ -36,7 +36,7 @@ export function createAutomationActivities({ appContext: ctx }: AutomationActivi
   const cohortActivities: CohortActivities = {
     markCohortWaiting: (cohortId, step) => markCohortWaiting(ctx, cohortId, step),
     timeOutCohortWait: (cohortId, step, target) => timeOutCohortWait(ctx, cohortId, step, target),
-    async sendCohortStep(cohortId, step) {
+    async sendCohortStep(cohortId, step, afterSeq = 0) {
       const context = Context.current();
       const resumeFrom = context.info.heartbeatDetails as SendPosition | undefined;
       const stopAt = Date.now() + SEND_BATCH_MS;
@@ -45,7 +45,7 @@ export function createAutomationActivities({ appContext: ctx }: AutomationActivi
         {
           cohortId,
           step,
-          afterSeq: resumeFrom?.lastSeq ?? 0,
+          afterSeq: resumeFrom?.lastSeq ?? afterSeq,
           recorded: resumeFrom?.recorded ?? 0,
           // Out of time, or Temporal gave this attempt up (its retry may already be sending).
           stopTaking: () => Date.now() > stopAt || context.cancellationSignal.aborted,

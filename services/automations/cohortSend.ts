@@ -1,6 +1,8 @@
 import { integrationForSend } from '../agents/integrations';
 import type { TextGenerator } from '../campaigns/content';
+import type { Knex } from 'knex';
 import { pacerFor } from '../campaigns/dispatch';
+import { claimInSeqOrder } from '../campaigns/seqClaim';
 import { composeMessage, sendInChunks, type SendHooks, type SendResult } from '../campaigns/pooledSend';
 import { RENDER_COLUMNS, renderCampaignMessageSoon } from '../campaigns/renderMessage';
 import { addressColumn, skipReasonSql } from '../contacts/channelAddress';
@@ -50,24 +52,36 @@ const memberBase = (m: Member, step: number) => ({
   key: stepKey(m.id, step),
 });
 
+/** The next members at the step after `afterSeq`, in seq order, on the plan `claimInSeqOrder` keeps. */
 function claimMembers(db: Db, cohort: LoadedCohort, step: number, channel: SendStep['channel']) {
   return (afterSeq: number, limit: number) =>
-    db('automation_enrollments as e')
-      .join('contacts', 'contacts.id', 'e.contact_id')
-      .where({ 'e.cohort_id': cohort.id, 'e.status': 'active' })
-      .where('e.step', '<=', step)
-      .where('e.seq', '>', afterSeq)
-      .orderBy('e.seq')
-      .limit(limit)
-      .select(
-        'e.seq',
-        'e.id',
-        'e.contact_id',
-        'contacts.properties',
-        ...RENDER_COLUMNS.map((c) => `contacts.${c}`),
-        db.raw(`${skipReasonSql(channel)} AS skip_now`),
-        db.raw(`${addressColumn(channel)} AS address_now`),
-      ) as Promise<Member[]>;
+    claimInSeqOrder(db, (trx) => membersAfter(trx, cohort, step, channel, afterSeq, limit));
+}
+
+function membersAfter(
+  db: Knex.Transaction,
+  cohort: LoadedCohort,
+  step: number,
+  channel: SendStep['channel'],
+  afterSeq: number,
+  limit: number,
+) {
+  return db('automation_enrollments as e')
+    .join('contacts', 'contacts.id', 'e.contact_id')
+    .where({ 'e.cohort_id': cohort.id, 'e.status': 'active' })
+    .where('e.step', '<=', step)
+    .where('e.seq', '>', afterSeq)
+    .orderBy('e.seq')
+    .limit(limit)
+    .select(
+      'e.seq',
+      'e.id',
+      'e.contact_id',
+      'contacts.properties',
+      ...RENDER_COLUMNS.map((c) => `contacts.${c}`),
+      db.raw(`${skipReasonSql(channel)} AS skip_now`),
+      db.raw(`${addressColumn(channel)} AS address_now`),
+    ) as Promise<Member[]>;
 }
 
 /** Records a chunk: members moved on (or failed), their messages and step rows, in one statement. */
@@ -168,7 +182,7 @@ export async function sendCohortStep(
     return batchAnswer(db, cohort.id, input.step, failed);
   }
   const pacer = pacerFor(db, integration, deps.defaultRates);
-  const { processed } = await sendInChunks<Member, MemberOutcome>(
+  const { processed, drained, lastSeq } = await sendInChunks<Member, MemberOutcome>(
     {
       integration,
       pacer,
@@ -198,5 +212,6 @@ export async function sendCohortStep(
       stopTaking: input.stopTaking,
     },
   );
-  return batchAnswer(db, cohort.id, input.step, processed);
+  // Claims that ran dry send the next batch back to the step's first member, as a campaign's do.
+  return { ...(await batchAnswer(db, cohort.id, input.step, processed)), continueAfterSeq: drained ? 0 : lastSeq };
 }

@@ -11,6 +11,7 @@ import { recordChunk, RecipientOutcome } from './recordChunk';
 import { RENDER_COLUMNS, renderCampaignMessageSoon } from './renderMessage';
 import { SendPacer } from './sendPacer';
 import { composeMessage, sendInChunks, type SendHooks as DispatchHooks } from './pooledSend';
+import { claimInSeqOrder } from './seqClaim';
 
 export interface DispatchDeps {
   db: Db;
@@ -29,18 +30,10 @@ type Claimed = Awaited<ReturnType<typeof claimQuery>>[number];
 /**
  * The next pending recipients after `afterSeq`, in seq order, with what a send needs of the
  * contact: a walk of `(campaign_id, seq)` from the watermark that stops at `limit` rows, each
- * joined to its contact. Postgres's estimate of the pending recipients past the watermark falls
- * as its statistics see a send's recipients become sent, and it then plans otherwise: parallel
- * workers started for 400 rows (75 ms a claim to launch them on two busy cores), or a sort of
- * every recipient left (BENCHMARKS.md run 45). Both are off for this statement alone.
+ * joined to its contact, on the plan `claimInSeqOrder` keeps.
  */
 function claimChunk(db: Db, campaign: CampaignRow, afterSeq: number, limit: number) {
-  return db.transaction(async (trx) => {
-    await trx.raw(
-      'SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off',
-    );
-    return claimQuery(trx, campaign, afterSeq, limit);
-  });
+  return claimInSeqOrder(db, (trx) => claimQuery(trx, campaign, afterSeq, limit));
 }
 
 function claimQuery(db: Db | Knex.Transaction, campaign: CampaignRow, afterSeq: number, limit: number) {

@@ -1,3 +1,5 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import { Worker } from '@temporalio/worker';
 import { createAutomationActivities } from '../../services/automations/activities';
 import { loadConfig } from '../../config';
 import type { Db } from '../../db/knex';
@@ -75,7 +77,7 @@ describe('cohortWorkflow on the Temporal test environment', () => {
    * Enrolls the contacts and forms them into one cohort, started here on the test environment:
    * marked started in the same commit, so the shared worker's dispatcher never starts it too.
    */
-  async function cohortOf(automation: { id: string; version: number }, contactIds: string[]) {
+  async function cohortOf(automation: { id: string; version: number }, contactIds: string[], queue = taskQueue) {
     const cohortId = newId('enr').replace(/^enr_/, 'coh_');
     const { plan } = await suite.db.transaction(async (trx): Promise<{ plan: unknown }> => {
       await enrollContacts(
@@ -101,7 +103,7 @@ describe('cohortWorkflow on the Temporal test environment', () => {
     });
     const handle = await suite.env.client.workflow.start(cohortWorkflowName, {
       workflowId: cohortWorkflowId(cohortId),
-      taskQueue,
+      taskQueue: queue,
       args: [{ cohortId, automationId: automation.id, plan, step: 0, members: contactIds.length }],
     });
     return { cohortId, handle };
@@ -264,6 +266,43 @@ describe('cohortWorkflow on the Temporal test environment', () => {
     expect(fake.byRecipient(leaving.email!)).toHaveLength(0);
     expect(fake.byRecipient(staying.email!)).toHaveLength(1);
     expect(await member(automation.id, leaving.id)).toMatchObject({ status: 'exited', exit_reason: 'exit_requested' });
+  });
+
+  it('a send of several batches: each batch claims after where the last one ended; every member once', async () => {
+    // A worker of its own whose send batches take two members each.
+    const small = loadConfig({ ...process.env, LOG_LEVEL: 'silent', CAMPAIGN_BATCH_SIZE: '2' });
+    const worker = await Worker.create({
+      connection: suite.env.nativeConnection,
+      taskQueue: 'cohort-unit-small-batches',
+      workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
+      activities: createAutomationActivities({
+        appContext: buildAppContext(small, suite.db, createLogger('silent', 'worker')),
+      }),
+    });
+    const automation = await journey([{ type: 'send', channel: 'email', subject: 'Batched', content: 'Hi' }]);
+    const members = await people(5);
+    const result = await worker.runUntil(async () => {
+      const { handle } = await cohortOf(
+        automation,
+        members.map((c) => c.id),
+        'cohort-unit-small-batches',
+      );
+      return { value: await handle.result(), history: await handle.fetchHistory() };
+    });
+    expect(result.value.steps[0]).toEqual({ step: 0, kind: 'send', entered: 5, outcomes: { sent: 5 } });
+    for (const c of members) expect(fake.byRecipient(c.email!)).toHaveLength(1);
+    const seqs: number[] = await suite
+      .db('automation_enrollments')
+      .where({ automation_id: automation.id })
+      .orderBy('seq')
+      .pluck('seq');
+    // What each batch was asked to claim after, as an operator reads it in the history.
+    const claimedAfter = result.history
+      .events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendCohortStep')
+      .map((e) =>
+        defaultPayloadConverter.fromPayload<unknown>(e.activityTaskScheduledEventAttributes!.input!.payloads![2]),
+      );
+    expect(claimedAfter).toEqual([0, Number(seqs[1]), Number(seqs[3])]);
   });
 
   it('a send whose integration is inactive fails its members with the reason; none stays active', async () => {

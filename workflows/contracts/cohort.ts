@@ -81,6 +81,8 @@ export interface CohortBatch {
   remaining: number;
   /** With the last batch (none remaining): what became of every member at the step (sent, skipped, failed, succeeded). */
   outcomes?: Record<string, number>;
+  /** A send's: the `seq` its next batch claims after (0, or absent: from the step's first member). */
+  continueAfterSeq?: number;
 }
 
 export interface CohortActivities {
@@ -89,7 +91,7 @@ export interface CohortActivities {
   /** waitForEvent's timeout: the members still waiting go to `target`; answers how many. */
   timeOutCohortWait(cohortId: string, step: number, target: number): Promise<number>;
   /** A send step for up to CAMPAIGN_BATCH_SIZE members, recorded a chunk at a time (heartbeats its position). */
-  sendCohortStep(cohortId: string, step: number): Promise<CohortBatch>;
+  sendCohortStep(cohortId: string, step: number, afterSeq?: number): Promise<CohortBatch>;
   /** A runWarp step for a batch of members, each keyed by enrollment and step. */
   runCohortWarps(cohortId: string, step: number): Promise<CohortBatch>;
   /**
