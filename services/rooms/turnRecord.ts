@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { preparedOnce, type Db } from '../../db/knex';
+import type { Db } from '../../db/knex';
+import { firstRow, statement } from '../../db/statement';
 import { installedOf, type AppSlug } from '../agents/apps';
 import { MODEL_API_KEY } from '../agents/agentSecrets';
 import type { ErrorBody } from '../platform/errors';
@@ -36,47 +37,58 @@ export interface TurnRecord {
   status: 'queued' | 'running' | 'waiting_approval' | 'completed' | 'failed';
 }
 
-export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
-  // Every model step and tool call reads it first, before anything else: one text, prepared once
-  // per connection (Postgres plans its joins for longer than it runs them). The installed apps and
-  // the model's key come with it: as statements of their own they slowed the turn's context reads.
-  // Its columns are named: a column a migration adds must not change what the statement returns.
-  const row = await preparedOnce(
-    db('room_turns')
-      .join('rooms', 'rooms.id', 'room_turns.room_id')
-      .join('agents', 'agents.id', 'rooms.agent_id')
-      .join('teams', 'teams.id', 'rooms.team_id')
-      .leftJoin('room_messages as question', 'question.id', 'room_turns.message_id')
-      .where('room_turns.id', turnId)
-      .first(
-        'room_turns.id',
-        'room_turns.room_id',
-        'room_turns.team_id',
-        'room_turns.message_id',
-        'room_turns.message_seq',
-        'room_turns.author_user_id',
-        'room_turns.status',
-        'room_turns.steps',
-        'question.content as question',
-        'teams.slug as team_slug',
-        'teams.plan as team_plan',
-        'rooms.caller_team_id',
-        'agents.id as agent_id',
-        'agents.name as agent_name',
-        'agents.mode as agent_mode',
-        'agents.persona',
-        'agents.instructions',
-        'agents.model_base_url',
-        'agents.model_name',
-        db.raw('ARRAY(SELECT app FROM team_apps WHERE team_apps.team_id = room_turns.team_id) AS installed_apps'),
-        db.raw(
-          `(SELECT value_sealed FROM agent_secrets
+/**
+ * Every model step and tool call reads it first, before anything else: one text, written as SQL
+ * and prepared once per connection (Postgres plans its joins for longer than it runs them, and
+ * building it with the query builder cost the worker more than the round trip). The installed
+ * apps and the model's key come with it: as statements of their own they slowed the turn's
+ * context reads. Its columns are named: a column a migration adds must not change what the
+ * statement returns.
+ */
+const turnRecord = statement<TurnRow>(
+  `SELECT room_turns.id, room_turns.room_id, room_turns.team_id, room_turns.message_id, room_turns.message_seq,
+          room_turns.author_user_id, room_turns.status, room_turns.steps, question.content AS question,
+          teams.slug AS team_slug, teams.plan AS team_plan, rooms.caller_team_id,
+          agents.id AS agent_id, agents.name AS agent_name, agents.mode AS agent_mode, agents.persona,
+          agents.instructions, agents.model_base_url, agents.model_name,
+          ARRAY(SELECT app FROM team_apps WHERE team_apps.team_id = room_turns.team_id) AS installed_apps,
+          (SELECT value_sealed FROM agent_secrets
             WHERE agent_secrets.agent_id = agents.id AND agent_secrets.key = ?
-              AND agent_secrets.team_id = room_turns.team_id) AS model_api_key_sealed`,
-          [MODEL_API_KEY],
-        ),
-      ),
-  );
+              AND agent_secrets.team_id = room_turns.team_id) AS model_api_key_sealed
+   FROM room_turns
+   JOIN rooms ON rooms.id = room_turns.room_id
+   JOIN agents ON agents.id = rooms.agent_id
+   JOIN teams ON teams.id = rooms.team_id
+   LEFT JOIN room_messages AS question ON question.id = room_turns.message_id
+   WHERE room_turns.id = ?`,
+);
+
+type TurnRow = {
+  id: string;
+  room_id: string;
+  team_id: string;
+  message_id: string;
+  message_seq: number;
+  author_user_id: string | null;
+  status: TurnRecord['status'];
+  steps: number;
+  question: string | null;
+  team_slug: string;
+  team_plan: string;
+  caller_team_id: string | null;
+  agent_id: string;
+  agent_name: string;
+  agent_mode: 'auto' | 'manual';
+  persona: string | null;
+  instructions: string | null;
+  model_base_url: string | null;
+  model_name: string | null;
+  installed_apps: string[];
+  model_api_key_sealed: string | null;
+};
+
+export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
+  const row = await firstRow(db, turnRecord, [MODEL_API_KEY, turnId]);
   if (!row) throw new Error(`Turn ${turnId} is not in the database`);
   return {
     id: row.id,
