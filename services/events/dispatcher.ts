@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/knex';
+import { firstRow, statement } from '../../db/statement';
 import { startOnce, type TemporalGateway } from '../../temporal/client';
 import { queueInternalHookRuns, startPendingHookRuns } from '../hooks/hookRuns';
 import { queueAutomationWork, startAutomationWork } from '../automations/dispatch';
@@ -173,14 +175,38 @@ export async function startDeliveries(db: Db, temporal: TemporalGateway, batches
 }
 
 export interface EventDispatcher {
-  /** Runs one pass now (tests, and after a burst). */
-  wake(): void;
   stop(): Promise<void>;
 }
 
 /**
- * The loop a worker runs: both steps until there is nothing left, then a pause of `intervalMs`.
- * Failures (database or Temporal away) are logged and retried after a longer pause.
+ * Whether any step has rows waiting: one statement over the steps' own partial indexes, where a
+ * pass of the steps is six transactions. An idle worker asks this twice a second instead of
+ * running the pass (docs/EVENTS.md › The dispatcher's loop).
+ */
+const anythingPending = statement<{ pending: boolean }>(
+  `SELECT EXISTS (SELECT 1 FROM platform_events WHERE dispatched_at IS NULL)
+       OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE workflow_started_at IS NULL)
+       OR EXISTS (SELECT 1 FROM hook_runs WHERE workflow_started_at IS NULL)
+       OR EXISTS (SELECT 1 FROM automation_enrollments
+                  WHERE status = 'active' AND cohort_id IS NULL AND workflow_started_at IS NULL)
+       OR EXISTS (SELECT 1 FROM automation_cohorts WHERE workflow_started_at IS NULL)
+       OR EXISTS (SELECT 1 FROM automation_signals WHERE sent_at IS NULL) AS pending`,
+);
+
+export async function dispatcherHasWork(db: Db | Knex.Transaction): Promise<boolean> {
+  return (await firstRow(db, anythingPending, []))?.pending === true;
+}
+
+/**
+ * A whole pass runs at least this often even when the probe finds nothing: a step whose rows the
+ * probe does not describe exactly is late by this much at most, never stranded.
+ */
+const FULL_PASS_AT_LEAST_EVERY_MS = 10_000;
+
+/**
+ * The loop a worker runs: both steps until there is nothing left, then a pause of `intervalMs`
+ * after which the probe decides whether a pass is due. Failures (database or Temporal away) are
+ * logged and retried after a longer pause.
  */
 export function startEventDispatcher(
   deps: { db: Db; temporal: TemporalGateway; logger: Logger },
@@ -197,9 +223,16 @@ export function startEventDispatcher(
       };
     });
   let formedAt = Date.now();
+  let passedAt = 0;
   const loop = (async () => {
     while (!stopped) {
       try {
+        const due = Date.now() - passedAt >= FULL_PASS_AT_LEAST_EVERY_MS;
+        if (!due && !(await dispatcherHasWork(deps.db))) {
+          await pause(intervalMs);
+          continue;
+        }
+        passedAt = Date.now();
         const dispatched = await fanOutEvents(deps.db);
         const started = await startDeliveries(deps.db, deps.temporal);
         const hookRuns = await startPendingHookRuns(deps.db, deps.temporal);
@@ -217,7 +250,6 @@ export function startEventDispatcher(
     }
   })();
   return {
-    wake: () => wakeUp?.(),
     stop: async () => {
       stopped = true;
       wakeUp?.();
