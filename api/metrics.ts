@@ -4,7 +4,9 @@ import { jobsStartedByType } from '../services/jobs/jobs';
 
 /** Prometheus metrics of the API process: Node defaults plus request counts and latencies by route. */
 export const metricsRegistry = new client.Registry();
-client.collectDefaultMetrics({ register: metricsRegistry });
+// The event loop's delay sampled every 100 ms, not prom-client's 10: a timer of its own waking the
+// process 100 times a second cost an idle API 7 ms of CPU a second (docs/BENCHMARKS.md, run 48).
+client.collectDefaultMetrics({ register: metricsRegistry, eventLoopMonitoringPrecision: 100 });
 
 const httpDuration = new client.Histogram({
   name: 'http_request_duration_seconds',
