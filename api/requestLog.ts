@@ -48,7 +48,8 @@ export function requestLog(
         child = value;
       },
     });
-    if (!options.ignore(req.url)) {
+    // Below `info` (LOG_LEVEL=warn, error, silent) the line is never written: nothing is built for it.
+    if (logger.isLevelEnabled('info') && !options.ignore(req.url)) {
       // The request as it arrived (the routers below rewrite req.url on their way).
       recorded();
       const done = (err?: Error) => {

@@ -82,3 +82,38 @@ describe('request log', () => {
     expect(lines[0].req.id).toBe(lines[1].req.id);
   });
 });
+
+describe('request log below info', () => {
+  it('writes no request line at LOG_LEVEL=warn, while req.log still carries the request', async () => {
+    const lines: any[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const app = express();
+    app.use(requestLog(pino({ name: 'api', level: 'warn' }, sink), REQUEST_LOG));
+    app.get('/fine', (_req, res) => void res.json({ ok: true }));
+    app.get('/boom', (req, res) => {
+      req.log?.warn({ detail: 2 }, 'about to fail');
+      res.status(500).json({ error: 'x' });
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await fetch(`${base}/fine`);
+      await fetch(`${base}/boom`, { headers: { authorization: 'Bearer tap_secret' } });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      server.close();
+    }
+    expect(lines.map((l) => l.msg)).toEqual(['about to fail']);
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      detail: 2,
+      req: { url: '/boom', headers: { authorization: '[redacted]' } },
+    });
+  });
+});
