@@ -5,6 +5,33 @@ import pino from 'pino';
 import { REQUEST_LOG } from '../../api/app';
 import { requestLog } from '../../api/requestLog';
 
+/**
+ * An app behind the request log of a logger at `level`, whose lines land in `lines`: a probe,
+ * a room's stream path, and `/boom`, which logs through `req.log` and answers 500.
+ */
+async function loggedApp(lines: any[], level = 'info'): Promise<{ base: string; close: () => void }> {
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const app = express();
+  app.set('query parser', 'simple');
+  app.use(requestLog(pino({ name: 'api', level }, sink), REQUEST_LOG));
+  app.get('/healthz', (_req, res) => void res.json({ ok: true }));
+  app.get('/agents/stream/:roomId', (_req, res) => void res.json({ ok: true }));
+  app.get('/boom', (req, res) => {
+    req.log?.warn({ detail: 1 }, 'about to fail');
+    res.status(500).json({ error: 'x' });
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
 /** The request log line: what it records of every request, and what it never records. */
 describe('request log', () => {
   const lines: any[] = [];
@@ -12,29 +39,9 @@ describe('request log', () => {
   let close: () => void;
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
-    const app = express();
-    app.set('query parser', 'simple');
-    app.use(requestLog(pino({ name: 'api' }, sink), REQUEST_LOG));
-    app.get('/healthz', (_req, res) => void res.json({ ok: true }));
-    app.get('/agents/stream/:roomId', (_req, res) => void res.json({ ok: true }));
-    app.get('/boom', (req, res) => {
-      req.log?.warn({ detail: 1 }, 'about to fail');
-      res.status(500).json({ error: 'x' });
-    });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    close = () => server.close();
+    ({ base, close } = await loggedApp(lines));
   });
   afterAll(() => close?.());
-
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
   it('records the request, its status, headers and time, with credentials redacted', async () => {
     lines.length = 0;
@@ -86,33 +93,18 @@ describe('request log', () => {
 describe('request log below info', () => {
   it('writes no request line at LOG_LEVEL=warn, while req.log still carries the request', async () => {
     const lines: any[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
-    const app = express();
-    app.use(requestLog(pino({ name: 'api', level: 'warn' }, sink), REQUEST_LOG));
-    app.get('/fine', (_req, res) => void res.json({ ok: true }));
-    app.get('/boom', (req, res) => {
-      req.log?.warn({ detail: 2 }, 'about to fail');
-      res.status(500).json({ error: 'x' });
-    });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { base, close } = await loggedApp(lines, 'warn');
     try {
-      await fetch(`${base}/fine`);
+      await fetch(`${base}/agents/stream/r1`);
       await fetch(`${base}/boom`, { headers: { authorization: 'Bearer tap_secret' } });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await settle();
     } finally {
-      server.close();
+      close();
     }
     expect(lines.map((l) => l.msg)).toEqual(['about to fail']);
     expect(lines[0]).toMatchObject({
       level: 40,
-      detail: 2,
+      detail: 1,
       req: { url: '/boom', headers: { authorization: '[redacted]' } },
     });
   });
