@@ -27,7 +27,14 @@ async function loggedApp(lines: any[], level = 'info'): Promise<{ base: string; 
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      // fetch keeps its connections alive: they would hold the server (and jest's worker) open.
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
