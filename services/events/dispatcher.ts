@@ -224,10 +224,13 @@ export function startEventDispatcher(
     });
   let formedAt = Date.now();
   let passedAt = 0;
+  /** The last pass found work: the next runs at once, as the probe would say yes. */
+  let busy = false;
   const loop = (async () => {
     while (!stopped) {
       try {
-        const due = Date.now() - passedAt >= FULL_PASS_AT_LEAST_EVERY_MS;
+        const due = busy || Date.now() - passedAt >= FULL_PASS_AT_LEAST_EVERY_MS;
+        busy = false;
         if (!due && !(await dispatcherHasWork(deps.db))) {
           await pause(intervalMs);
           continue;
@@ -240,7 +243,8 @@ export function startEventDispatcher(
         const form = dispatched < FAN_OUT_BATCH || Date.now() - formedAt > FORM_COHORTS_AT_LEAST_EVERY_MS;
         if (form) formedAt = Date.now();
         const automations = await startAutomationWork(deps.db, deps.temporal, { form });
-        if (dispatched || started || hookRuns || automations) continue;
+        busy = Boolean(dispatched || started || hookRuns || automations);
+        if (busy) continue;
         await pause(intervalMs);
       } catch (err) {
         if (stopped) break;
