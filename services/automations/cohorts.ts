@@ -26,11 +26,14 @@ export async function formCohorts(db: Db, automationId?: string): Promise<number
   });
 }
 
+/** An enrollment waiting to be formed into a cohort (the dispatcher's probe asks the same). */
+export const WAITING_TO_FORM = "status = 'active' AND cohort_id IS NULL AND workflow_started_at IS NULL";
+
 async function formWaiting(db: Knex.Transaction, automationId?: string): Promise<number> {
   const { rows } = await db.raw(
     `WITH taken AS MATERIALIZED (
        SELECT id, team_id, automation_id, version, step FROM automation_enrollments
-       WHERE status = 'active' AND cohort_id IS NULL AND workflow_started_at IS NULL
+       WHERE ${WAITING_TO_FORM}
          ${automationId ? 'AND automation_id = ?' : ''}
        ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED
      ), groups AS MATERIALIZED (

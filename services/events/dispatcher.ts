@@ -6,6 +6,7 @@ import { firstRow, statement } from '../../db/statement';
 import { startOnce, type TemporalGateway } from '../../temporal/client';
 import { queueInternalHookRuns, startPendingHookRuns } from '../hooks/hookRuns';
 import { queueAutomationWork, startAutomationWork } from '../automations/dispatch';
+import { WAITING_TO_FORM } from '../automations/cohorts';
 import { WEBHOOK_BATCH_SIZE, webhookBatchStart } from '../../workflows/contracts/webhookBatch';
 
 /**
@@ -187,8 +188,7 @@ const anythingPending = statement<{ pending: boolean }>(
   `SELECT EXISTS (SELECT 1 FROM platform_events WHERE dispatched_at IS NULL)
        OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE workflow_started_at IS NULL)
        OR EXISTS (SELECT 1 FROM hook_runs WHERE workflow_started_at IS NULL)
-       OR EXISTS (SELECT 1 FROM automation_enrollments
-                  WHERE status = 'active' AND cohort_id IS NULL AND workflow_started_at IS NULL)
+       OR EXISTS (SELECT 1 FROM automation_enrollments WHERE ${WAITING_TO_FORM})
        OR EXISTS (SELECT 1 FROM automation_cohorts WHERE workflow_started_at IS NULL)
        OR EXISTS (SELECT 1 FROM automation_signals WHERE sent_at IS NULL) AS pending`,
 );
@@ -204,8 +204,8 @@ export async function dispatcherHasWork(db: Db | Knex.Transaction): Promise<bool
 const FULL_PASS_AT_LEAST_EVERY_MS = 10_000;
 
 /**
- * The loop a worker runs: both steps until there is nothing left, then a pause of `intervalMs`
- * after which the probe decides whether a pass is due. Failures (database or Temporal away) are
+ * The loop a worker runs: passes until one finds nothing, then a pause of `intervalMs` after
+ * which the probe decides whether a pass is due. Failures (database or Temporal away) are
  * logged and retried after a longer pause.
  */
 export function startEventDispatcher(
