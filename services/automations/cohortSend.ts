@@ -11,6 +11,7 @@ import { insertOutboundMessages } from '../deliveries/outboundMessages';
 import type { Db } from '../../db/knex';
 import { errorBody } from '../platform/errors';
 import { newTimeOrderedIds } from '../../db/ids';
+import { runStatement, statement } from '../../db/statement';
 import type { SecretBox } from '../platform/secretBox';
 import type { CohortBatch } from '../../workflows/contracts/cohort';
 import { batchAnswer, loadCohort, type LoadedCohort } from './cohortRows';
@@ -84,7 +85,10 @@ function membersAfter(
     ) as Promise<Member[]>;
 }
 
-/** Records a chunk: members moved on (or failed), their messages and step rows, in one statement. */
+/**
+ * Records a chunk: members moved on (or failed), their messages and step rows, in one statement.
+ * The outcomes go as one JSON value, as a campaign's chunk does (services/campaigns/recordChunk.ts).
+ */
 async function recordMembers(
   db: Db,
   cohort: LoadedCohort,
@@ -93,58 +97,51 @@ async function recordMembers(
   provider: string,
   outcomes: MemberOutcome[],
 ): Promise<void> {
-  const column = (pick: (o: MemberOutcome) => string | null) => outcomes.map(pick) as string[];
-  await db.raw(
-    `WITH v AS (
-       SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::jsonb[], ?::text[], ?::text[], ?::text[])
-         AS v(enrollment_id, contact_id, status, address, provider_message_id, error, skip_reason, idempotency_key, message_id)
+  await runStatement(db, recordMembersStatement, [
+    JSON.stringify(outcomes),
+    newTimeOrderedIds('msg', outcomes.length).join(','),
+    step,
+    cohort.id,
+    cohort.team_id,
+    cohort.agent_id,
+    s.channel,
+    provider,
+  ]);
+}
+
+/** `recordMembers`' one text, prepared once per connection. */
+const recordMembersStatement = statement(`
+    WITH v AS (
+       SELECT * FROM ROWS FROM (
+         json_to_recordset($1::json) AS ("enrollmentId" text, "contactId" text, status text, address text,
+                                         "providerMessageId" text, error jsonb, "skipReason" text, key text),
+         unnest(string_to_array($2::text, ','))
+       ) AS v(enrollment_id, contact_id, status, address, provider_message_id, error, skip_reason, idempotency_key, message_id)
      ), moved AS (
        UPDATE automation_enrollments e
-       SET step = CASE WHEN v.status = 'failed' THEN ?::int ELSE ?::int + 1 END,
+       SET step = CASE WHEN v.status = 'failed' THEN $3::int ELSE $3::int + 1 END,
            status = CASE WHEN v.status = 'failed' THEN 'failed' ELSE e.status END,
            error = CASE WHEN v.status = 'failed' THEN v.error ELSE e.error END,
            ended_at = CASE WHEN v.status = 'failed' THEN now() ELSE e.ended_at END,
            waiting_event = NULL,
            updated_at = now()
        FROM v
-       WHERE e.id = v.enrollment_id AND e.cohort_id = ? AND e.status = 'active' AND e.step <= ?
+       WHERE e.id = v.enrollment_id AND e.cohort_id = $4 AND e.status = 'active' AND e.step <= $3::int
        RETURNING e.id
      ), messages AS (
        ${insertOutboundMessages(`
-         SELECT v.message_id, ?::uuid, ?::uuid, ?, v.contact_id, v.address, ?, v.provider_message_id, v.status, v.error,
+         SELECT v.message_id, $5::uuid, $6::uuid, $7, v.contact_id, v.address, $8, v.provider_message_id, v.status, v.error,
                 v.idempotency_key, 'automation', v.enrollment_id
          FROM v JOIN moved ON moved.id = v.enrollment_id WHERE v.status <> 'skipped'`)}
      )
      INSERT INTO automation_step_runs (enrollment_id, step, status, detail)
-     SELECT v.enrollment_id, ?::int, v.status,
+     SELECT v.enrollment_id, $3::int, v.status,
             CASE v.status
               WHEN 'sent' THEN jsonb_build_object('messageId', v.message_id, 'providerMessageId', v.provider_message_id, 'to', v.address)
               WHEN 'skipped' THEN jsonb_build_object('reason', v.skip_reason)
               ELSE v.error END
      FROM v JOIN moved ON moved.id = v.enrollment_id
-     ON CONFLICT (enrollment_id, step) DO UPDATE SET status = EXCLUDED.status, detail = EXCLUDED.detail, updated_at = now()`,
-    [
-      column((o) => o.enrollmentId),
-      column((o) => o.contactId),
-      column((o) => o.status),
-      column((o) => (o.status === 'skipped' ? null : o.address)),
-      column((o) => (o.status === 'sent' ? o.providerMessageId : null)),
-      column((o) => (o.status === 'failed' ? JSON.stringify(o.error) : null)),
-      column((o) => (o.status === 'skipped' ? o.skipReason : null)),
-      column((o) => (o.status === 'skipped' ? null : o.key)),
-      newTimeOrderedIds('msg', outcomes.length),
-      step,
-      step,
-      cohort.id,
-      step,
-      cohort.team_id,
-      cohort.agent_id,
-      s.channel,
-      provider,
-      step,
-    ],
-  );
-}
+     ON CONFLICT (enrollment_id, step) DO UPDATE SET status = EXCLUDED.status, detail = EXCLUDED.detail, updated_at = now()`);
 
 /** The members at the step fail with `error` (no integration to send through), a batch at a time. */
 async function failMembers(db: Db, cohort: LoadedCohort, step: number, limit: number, error: unknown) {
