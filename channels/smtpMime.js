@@ -6,7 +6,10 @@
 const { randomBytes } = require('node:crypto');
 
 /** Header values never carry a line break: a template cannot inject a header. */
-const oneLine = (value) => String(value).replace(/[\r\n]+/g, ' ');
+const oneLine = (value) => {
+  const text = String(value);
+  return text.includes('\n') || text.includes('\r') ? text.replace(/[\r\n]+/g, ' ') : text;
+};
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
@@ -88,6 +91,14 @@ const bareAddress = (address) => {
   return (match ? match[1] : address).trim();
 };
 
+/** RFC 5322's date of `date`, written once a second: every message of a bulk send in that second has it. */
+let dated = { second: NaN, text: '' };
+function dateHeader(date) {
+  const second = Math.floor(date.getTime() / 1000);
+  if (second !== dated.second) dated = { second, text: date.toUTCString().replace(/GMT$/, '+0000') };
+  return dated.text;
+}
+
 /**
  * The message: `mail` is { from, to, subject, text, html?, messageId, headers? } (channels/smtpSender.ts
  * SmtpMail). Lines end in CRLF; the text is ready for the DATA phase but for dot-stuffing.
@@ -98,7 +109,7 @@ function composeMessage(mail, date = new Date()) {
     `To: ${oneLine(mail.to)}\r\n` +
     `Subject: ${encodeHeaderValue(mail.subject ?? '')}\r\n` +
     `Message-ID: ${oneLine(mail.messageId)}\r\n` +
-    `Date: ${date.toUTCString().replace(/GMT$/, '+0000')}\r\n` +
+    `Date: ${dateHeader(date)}\r\n` +
     'MIME-Version: 1.0\r\n';
   for (const [name, value] of Object.entries(mail.headers ?? {})) head += `${name}: ${encodeHeaderValue(value)}\r\n`;
   if (mail.html === undefined) return head + bodyPart('text/plain', mail.text ?? '');
@@ -113,7 +124,11 @@ function composeMessage(mail, date = new Date()) {
 }
 
 /** The DATA phase's bytes: dot-stuffed, ending with the lone dot (its CRLF ends the last line, if that has none). */
-const dataPhase = (message) =>
-  `${message.replace(/(^|\r\n)\./g, '$1..')}${message.endsWith('\r\n') ? '' : '\r\n'}.\r\n`;
+const dataPhase = (message) => {
+  // Most messages have no line that starts with a dot: they go as they are, not through a regular expression.
+  const stuffed =
+    message.startsWith('.') || message.includes('\r\n.') ? message.replace(/(^|\r\n)\./g, '$1..') : message;
+  return `${stuffed}${message.endsWith('\r\n') ? '' : '\r\n'}.\r\n`;
+};
 
 module.exports = { composeMessage, dataPhase, bareAddress, encodeHeaderValue, quotedPrintable };

@@ -112,7 +112,7 @@ class Connection {
     this.buffer += chunk;
     let end;
     while ((end = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, end).replace(/\r$/, '');
+      const line = this.buffer.slice(0, end > 0 && this.buffer[end - 1] === '\r' ? end - 1 : end);
       this.buffer = this.buffer.slice(end + 1);
       this.lines.push(line.slice(4));
       if (line[3] === '-') continue;
