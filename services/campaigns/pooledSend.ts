@@ -271,13 +271,16 @@ async function sendManyThroughPool(via: SendingIntegration, messages: OutboundMe
     const error = err instanceof ProviderError ? err : new ProviderError(err.message, true);
     return messages.map(() => ({ error }));
   });
-  return Promise.all(
-    attempts.map((a, i) =>
-      'error' in a
-        ? sendThroughPool(via, null, messages[i], a.error)
-        : ({ status: 'sent', providerMessageId: a.providerMessageId } as const),
-    ),
-  );
+  const results: SendResult[] = new Array(attempts.length);
+  const retries: Promise<void>[] = [];
+  // A promise only for a message that is tried again: most batches have none.
+  attempts.forEach((a, i) => {
+    if ('error' in a)
+      retries.push(sendThroughPool(via, null, messages[i], a.error).then((result) => void (results[i] = result)));
+    else results[i] = { status: 'sent', providerMessageId: a.providerMessageId };
+  });
+  if (retries.length) await Promise.all(retries);
+  return results;
 }
 
 const refused = (err: unknown, retryable: boolean): SendResult => ({

@@ -48,11 +48,11 @@ function renderWith(
   unsubscribe: string | undefined,
 ): RenderedMessage {
   const render = (text: string | null) => renderText(text, contact, campaign.template_params, ai);
-  const footer = campaign.channel === 'email' && unsubscribe ? unsubscribeParts(unsubscribe) : null;
   const html =
     campaign.channel === 'email' && campaign.content_html
       ? renderText(campaign.content_html, contact, campaign.template_params, ai, escapeHtml)
       : undefined;
+  const footer = campaign.channel === 'email' && unsubscribe ? unsubscribeParts(unsubscribe, html !== undefined) : null;
   return {
     subject: campaign.subject ? render(campaign.subject) : undefined,
     text: render(campaign.content) + (footer?.text ?? ''),

@@ -18,11 +18,16 @@ export async function optOut(db: Db, contactId: string): Promise<boolean> {
   );
 }
 
-/** The footer and the RFC 2369 / RFC 8058 headers of a marketing email. */
-export function unsubscribeParts(url: string) {
+/**
+ * The footer and the RFC 2369 / RFC 8058 headers of a marketing email; the HTML footer only for a
+ * message that has an HTML body (a bulk send writes one of these a recipient).
+ */
+export function unsubscribeParts(url: string, withHtml: boolean) {
   return {
     text: `\n\n--\nYou receive this because you are a contact of ours. Unsubscribe: ${url}`,
-    html: `<p style="font-size:12px;color:#666;margin-top:24px">You receive this because you are a contact of ours. <a href="${url}">Unsubscribe</a></p>`,
+    html: withHtml
+      ? `<p style="font-size:12px;color:#666;margin-top:24px">You receive this because you are a contact of ours. <a href="${url}">Unsubscribe</a></p>`
+      : '',
     headers: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
   };
 }
