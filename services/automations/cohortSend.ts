@@ -7,10 +7,9 @@ import { composeMessage, sendInChunks, type SendHooks, type SendResult } from '.
 import { RENDER_COLUMNS, renderCampaignMessageSoon } from '../campaigns/renderMessage';
 import { addressColumn, skipReasonSql } from '../contacts/channelAddress';
 import { unsubscribeUrl } from '../contacts/unsubscribe';
-import { insertOutboundMessages } from '../deliveries/outboundMessages';
+import { chunkRows, chunkValues, insertOutboundMessages } from '../deliveries/outboundMessages';
 import type { Db } from '../../db/knex';
 import { errorBody } from '../platform/errors';
-import { newTimeOrderedIds } from '../../db/ids';
 import { runStatement, statement } from '../../db/statement';
 import type { SecretBox } from '../platform/secretBox';
 import type { CohortBatch } from '../../workflows/contracts/cohort';
@@ -87,7 +86,7 @@ function membersAfter(
 
 /**
  * Records a chunk: members moved on (or failed), their messages and step rows, in one statement.
- * The outcomes go as one JSON value, as a campaign's chunk does (services/campaigns/recordChunk.ts).
+ * The outcomes go as one JSON value (services/deliveries/outboundMessages.ts › chunkRows).
  */
 async function recordMembers(
   db: Db,
@@ -98,8 +97,7 @@ async function recordMembers(
   outcomes: MemberOutcome[],
 ): Promise<void> {
   await runStatement(db, recordMembersStatement, [
-    JSON.stringify(outcomes),
-    newTimeOrderedIds('msg', outcomes.length).join(','),
+    ...chunkValues(outcomes),
     step,
     cohort.id,
     cohort.team_id,
@@ -112,11 +110,11 @@ async function recordMembers(
 /** `recordMembers`' one text, prepared once per connection. */
 const recordMembersStatement = statement(`
     WITH v AS (
-       SELECT * FROM ROWS FROM (
-         json_to_recordset($1::json) AS ("enrollmentId" text, "contactId" text, status text, address text,
-                                         "providerMessageId" text, error jsonb, "skipReason" text, key text),
-         unnest(string_to_array($2::text, ','))
-       ) AS v(enrollment_id, contact_id, status, address, provider_message_id, error, skip_reason, idempotency_key, message_id)
+       ${chunkRows(
+         `"enrollmentId" text, "contactId" text, status text, address text, "providerMessageId" text, error jsonb,
+          "skipReason" text, key text`,
+         'enrollment_id, contact_id, status, address, provider_message_id, error, skip_reason, idempotency_key',
+       )}
      ), moved AS (
        UPDATE automation_enrollments e
        SET step = CASE WHEN v.status = 'failed' THEN $3::int ELSE $3::int + 1 END,

@@ -1,7 +1,6 @@
 import type { Db } from '../../db/knex';
-import { insertOutboundMessages } from '../deliveries/outboundMessages';
+import { chunkRows, chunkValues, insertOutboundMessages } from '../deliveries/outboundMessages';
 import type { ErrorBody } from '../platform/errors';
-import { newTimeOrderedIds } from '../../db/ids';
 import { runStatement, statement } from '../../db/statement';
 import type { CampaignRow } from './campaignRow';
 
@@ -15,10 +14,7 @@ export type RecipientOutcome =
  * Records a chunk of a campaign send in one statement: each recipient's status, its outbound
  * message, and the campaign's counters. Only recipients still pending are written, so recording
  * the same chunk twice (a retried activity) changes nothing and counts nothing twice.
- *
- * The outcomes go as one JSON value (with their message ids as one list beside it), not as a
- * Postgres array a column: each array's literal is escaped element by element in JavaScript, the
- * largest allocation of a bulk send after the messages themselves (docs/BENCHMARKS.md › Run 49).
+ * The outcomes go as one JSON value (services/deliveries/outboundMessages.ts › chunkRows).
  */
 export async function recordChunk(
   db: Db,
@@ -28,8 +24,7 @@ export async function recordChunk(
 ): Promise<void> {
   if (!outcomes.length) return;
   await runStatement(db, recordChunkStatement, [
-    JSON.stringify(outcomes),
-    newTimeOrderedIds('msg', outcomes.length).join(','),
+    ...chunkValues(outcomes),
     campaign.id,
     campaign.team_id,
     campaign.agent_id,
@@ -41,11 +36,11 @@ export async function recordChunk(
 /** `recordChunk`'s one text, prepared once per connection. */
 const recordChunkStatement = statement(`
     WITH v AS (
-      SELECT * FROM ROWS FROM (
-        json_to_recordset($1::json) AS ("contactId" text, status text, address text, "providerMessageId" text,
-                                        error jsonb, "skipReason" text, "idempotencyKey" text),
-        unnest(string_to_array($2::text, ','))
-      ) AS v(contact_id, status, address, provider_message_id, error, skip_reason, idempotency_key, message_id)
+      ${chunkRows(
+        `"contactId" text, status text, address text, "providerMessageId" text, error jsonb, "skipReason" text,
+         "idempotencyKey" text`,
+        'contact_id, status, address, provider_message_id, error, skip_reason, idempotency_key',
+      )}
     ), written AS (
       UPDATE campaign_recipients r
       SET status = v.status,

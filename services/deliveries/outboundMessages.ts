@@ -95,6 +95,23 @@ export const insertOutboundMessages = (select: string) =>
   'ON CONFLICT (team_id, idempotency_key) DO UPDATE SET status = EXCLUDED.status, provider_message_id = EXCLUDED.provider_message_id, ' +
   "error = EXCLUDED.error, address = EXCLUDED.address WHERE outbound_messages.status <> 'sent'";
 
+/**
+ * A bulk send's chunk as the rows `v` of the statement that records it: `$1` its outcomes as one
+ * JSON value, read by `json_to_recordset` with `columns` (named as the outcomes' own fields), each
+ * zipped with its new outbound message's id, `message_id` (`$2`). `chunkValues` gives both. One
+ * JSON value, not a Postgres array a column, whose literal pg escapes element by element in
+ * JavaScript: a bulk send's largest allocation after its messages (docs/BENCHMARKS.md › Run 49).
+ */
+export const chunkRows = (columns: string, names: string) =>
+  `SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (${columns}), unnest(string_to_array($2::text, ',')))
+     AS v(${names}, message_id)`;
+
+/** `$1` and `$2` of a statement that reads its chunk with `chunkRows`. */
+export const chunkValues = (outcomes: readonly object[]): [string, string] => [
+  JSON.stringify(outcomes),
+  newTimeOrderedIds('msg', outcomes.length).join(','),
+];
+
 export const OUTBOUND_COLUMNS = COLUMNS;
 
 /** One email to one contact through an agent's integration, with what the message log records of it. */
