@@ -84,26 +84,46 @@ describe('room events: retention, purge in batches, gap', () => {
     expect(await kept(suite.db, theirs.room.id)).toEqual({ n: 500, first: 501, last: 1_000 });
   });
 
-  it('does not hold up writers: appends to the room go on while it is purged', async () => {
+  it('does not hold up writers: an append goes through while a purge statement holds its rows', async () => {
+    const busy = await openRoom(suite.api, 'busy-locked');
+    await fill(suite.db, busy.room.id, 1_000);
+    await age(suite.db, busy.room.id, 1, 1_000, 48);
+    const cutoff = new Date(Date.now() - 24 * 3600 * 1000);
+    // A purge statement whose transaction stays open: an append that waited on any lock it holds
+    // could only finish once it ends (the rollback below), never before.
+    const purge = await suite.db.transaction();
+    try {
+      expect(await purgeRoomBatch(purge as unknown as Db, busy.room.id, cutoff, 500)).toBe(500);
+      let timer: NodeJS.Timeout | undefined;
+      const appended = await Promise.race([
+        appendRoomEvents(suite.db, busy.room.id, [{ type: 'message.delta', data: { text: 'live' } }]),
+        new Promise<'still waiting'>((resolve) => (timer = setTimeout(() => resolve('still waiting'), 15_000))),
+      ]).finally(() => clearTimeout(timer));
+      expect(appended).toEqual([1_001]);
+    } finally {
+      await purge.rollback();
+    }
+    expect(await kept(suite.db, busy.room.id)).toEqual({ n: 1_001, first: 1, last: 1_001 });
+  });
+
+  it('appends to the room go on while a whole pass purges it', async () => {
     const busy = await openRoom(suite.api, 'busy');
     await fill(suite.db, busy.room.id, 20_000);
     await age(suite.db, busy.room.id, 1, 20_000, 48);
     const purging = purgeRoomEvents(suite.db, { defaultHours: 720, batch: 500 });
-    const latencies: number[] = [];
+    let appended = 0;
     let purged = false;
     void purging.then(() => (purged = true));
     for (let i = 0; i < 200 && !purged; i++) {
-      const started = performance.now();
       await appendRoomEvents(suite.db, busy.room.id, [{ type: 'message.delta', data: { text: 'live' } }]);
-      latencies.push(performance.now() - started);
+      appended++;
     }
     const pass = await purging;
     expect(pass.statements).toBeGreaterThanOrEqual(40);
-    expect(latencies.length).toBeGreaterThan(0);
-    expect(Math.max(...latencies)).toBeLessThan(500);
+    expect(appended).toBeGreaterThan(0);
     // Every live event is kept; every old one is gone.
     const left = await kept(suite.db, busy.room.id);
-    expect(left).toEqual({ n: latencies.length, first: 20_001, last: 20_000 + latencies.length });
+    expect(left).toEqual({ n: appended, first: 20_001, last: 20_000 + appended });
   });
 
   it('a Last-Event-ID older than what is kept gets a gap event first, naming what is gone', async () => {
