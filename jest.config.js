@@ -10,8 +10,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/setup/globalSetup.ts',
   globalTeardown: '<rootDir>/test/setup/globalTeardown.ts',
   testTimeout: 120000,
-  // Three on two cores: the suites wait on workflows, timers and the browser for a third of their time
-  // (two workers kept the machine 69 % busy, three 86 %; docs/CONTRIBUTING.md).
+  // Three on two cores: the suites wait on workflows, timers and the browser (test/console and
+  // test/campaigns kept the machine 69 % busy with two workers, 86 % with three; docs/CONTRIBUTING.md).
   maxWorkers: 3,
   // Long suites first, so the two workers finish together.
   testSequencer: '<rootDir>/test/setup/sequencer.js',
