@@ -26,11 +26,13 @@ interface TranscriptRow {
  * Messages posted meanwhile (turns still queued) are not in it.
  */
 export async function loadTurnContext(db: Db, turn: TurnRecord): Promise<ChatMessage[]> {
-  const { question } = turn;
+  const { question, agent } = turn;
+  // An agent with no skills, memories or knowledge is not searched for them: each search is a
+  // round trip or two before the model is asked (memories: the vocabulary, then the ranking).
   const [skills, memories, chunks, transcript] = await Promise.all([
-    relevantSkills(db, turn.agent.id, question, SKILLS_LOADED),
-    topMemories(db, turn.agent.id, question, MEMORIES_LOADED),
-    knowledgeChunks(db, turn.agent.id, question, CHUNKS_LOADED),
+    agent.has.skills ? relevantSkills(db, agent.id, question, SKILLS_LOADED) : [],
+    agent.has.memories ? topMemories(db, agent.id, question, MEMORIES_LOADED) : [],
+    agent.has.knowledge ? knowledgeChunks(db, agent.id, question, CHUNKS_LOADED) : [],
     recentTranscript(db, turn),
   ]);
 

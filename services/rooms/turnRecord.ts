@@ -22,6 +22,8 @@ export interface TurnRecord {
     modelName: string | null;
     /** The agent's own model key (its `AI_API_KEY` secret), sealed; null without one. */
     modelApiKeySealed: string | null;
+    /** What the agent has to recall from: a turn searches only what there is (services/rooms/turnContext.ts). */
+    has: { skills: boolean; memories: boolean; knowledge: boolean };
   };
   /** The apps the team has installed: what the turn's tools are drawn from. */
   installedApps: Set<AppSlug>;
@@ -54,7 +56,10 @@ const turnRecord = statement<TurnRow>(
           ARRAY(SELECT app FROM team_apps WHERE team_apps.team_id = room_turns.team_id) AS installed_apps,
           (SELECT value_sealed FROM agent_secrets
             WHERE agent_secrets.agent_id = agents.id AND agent_secrets.key = ?
-              AND agent_secrets.team_id = room_turns.team_id) AS model_api_key_sealed
+              AND agent_secrets.team_id = room_turns.team_id) AS model_api_key_sealed,
+          EXISTS (SELECT 1 FROM skills WHERE skills.agent_id = agents.id) AS has_skills,
+          EXISTS (SELECT 1 FROM memories WHERE memories.agent_id = agents.id) AS has_memories,
+          EXISTS (SELECT 1 FROM knowledge_documents WHERE knowledge_documents.agent_id = agents.id) AS has_knowledge
    FROM room_turns
    JOIN rooms ON rooms.id = room_turns.room_id
    JOIN agents ON agents.id = rooms.agent_id
@@ -85,6 +90,9 @@ type TurnRow = {
   model_name: string | null;
   installed_apps: string[];
   model_api_key_sealed: string | null;
+  has_skills: boolean;
+  has_memories: boolean;
+  has_knowledge: boolean;
 };
 
 export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
@@ -103,6 +111,7 @@ export async function loadTurn(db: Db, turnId: string): Promise<TurnRecord> {
       modelBaseUrl: row.model_base_url,
       modelName: row.model_name,
       modelApiKeySealed: row.model_api_key_sealed,
+      has: { skills: row.has_skills, memories: row.has_memories, knowledge: row.has_knowledge },
     },
     installedApps: installedOf(row.installed_apps),
     steps: row.steps,

@@ -5,7 +5,7 @@ import { loadConfig } from '../../config';
 import { createLogger } from '../../logger';
 import { buildAppContext } from '../../services/platform/context';
 import { FakeModelServer, startModelServer } from '../fakes/modelServer';
-import { apiClient, newTeam, sleep, startTestApi, useApiSuite } from '../support/helpers';
+import { apiClient, newTeam, sleep, startTestApi, useApiSuite, waitForJob } from '../support/helpers';
 import { failing, mcpClient, ok } from '../support/mcpHelpers';
 import { readStream, StreamEvent } from '../support/sse';
 
@@ -91,6 +91,47 @@ describe('agents that converse: rooms, turns and streams', () => {
     expect(sent.model).toBe('fake-model');
     expect(sent.messages[0]).toMatchObject({ role: 'system' });
     expect(sent.messages.at(-1)).toMatchObject({ role: 'user', content: 'What is the answer?' });
+  });
+
+  it("the model reads the agent's skills, memories and knowledge that match the message; an agent with none, none", async () => {
+    const question = 'What does the premium plan cost?';
+    const systemOf = (i: number) => String(fake.requests[i].body.messages[0].content);
+    // A fresh agent: nothing to recall, and the turn goes on without it.
+    const bareTeam = await newTeam(suite.db, 'rooms-bare');
+    const bare = apiClient(suite.server.baseUrl, bareTeam);
+    const bareAgent = bareTeam.agentId;
+    await bare.call('PATCH', `/agents/${bareAgent}`, { model: { baseUrl: fake.url, name: 'fake-model' } });
+    fake.script({ chunks: ['No idea.'] });
+    expect(
+      (await bare.post(`/agents/${bareAgent}/messages`, { message: question, waitSeconds: 30 })).body,
+    ).toMatchObject({ status: 'completed', reply: 'No idea.' });
+    expect(systemOf(0)).not.toMatch(/Skills that may apply|What you remember|Knowledge that may help/);
+
+    await useFakeModel();
+    const agent = (path: string) => `/agents/${suite.team.agentId}${path}`;
+    expect(
+      (
+        await suite.api.post(agent('/skills'), {
+          name: 'pricing',
+          description: 'Questions about what the premium plan costs',
+          instructions: 'Quote prices in euros, per month.',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await suite.api.post(agent('/memories'), { content: 'The premium plan price went up in June' })).status,
+    ).toBe(201);
+    const ingest = await suite.api.post(agent('/documents'), {
+      title: 'Price list',
+      text: 'The premium plan costs 49 euros a month.',
+    });
+    expect(await waitForJob(suite.api, ingest.body.jobId)).toMatchObject({ status: 'succeeded' });
+    fake.script({ chunks: ['49 euros a month.'] });
+    expect((await say(question)).body).toMatchObject({ status: 'completed', reply: '49 euros a month.' });
+    const system = systemOf(1);
+    expect(system).toContain('Skills that may apply:\n### pricing\nQuote prices in euros, per month.');
+    expect(system).toContain('What you remember:\n- The premium plan price went up in June');
+    expect(system).toContain('Knowledge that may help:\n[Price list] The premium plan costs 49 euros a month.');
   });
 
   it('streams an event too large for a notification (a long reply) in its place, read from the table', async () => {
