@@ -13,6 +13,6 @@ module.exports = {
   // Three on two cores: the suites wait on workflows, timers and the browser (test/console and
   // test/campaigns kept the machine 69 % busy with two workers, 86 % with three; docs/CONTRIBUTING.md).
   maxWorkers: 3,
-  // Long suites first, so the two workers finish together.
+  // Long suites first, so the workers finish together.
   testSequencer: '<rootDir>/test/setup/sequencer.js',
 };

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/knex';
 
@@ -53,7 +54,12 @@ async function roomsPage(db: Db, afterSeq: number, limit: number, defaultHours: 
  * run from the start of its log that is all older (an event's time and its sequence may disagree
  * by a transaction's length; the run stops at the first younger one). Answers how many.
  */
-export async function purgeRoomBatch(db: Db, roomId: string, cutoff: Date, batch: number): Promise<number> {
+export async function purgeRoomBatch(
+  db: Db | Knex.Transaction,
+  roomId: string,
+  cutoff: Date,
+  batch: number,
+): Promise<number> {
   const result = await db.raw<{ rowCount: number }>(
     `WITH head AS (
        SELECT seq, created_at FROM room_events WHERE room_id = ? ORDER BY seq LIMIT ?

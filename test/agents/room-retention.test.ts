@@ -93,7 +93,7 @@ describe('room events: retention, purge in batches, gap', () => {
     // could only finish once it ends (the rollback below), never before.
     const purge = await suite.db.transaction();
     try {
-      expect(await purgeRoomBatch(purge as unknown as Db, busy.room.id, cutoff, 500)).toBe(500);
+      expect(await purgeRoomBatch(purge, busy.room.id, cutoff, 500)).toBe(500);
       let timer: NodeJS.Timeout | undefined;
       const appended = await Promise.race([
         appendRoomEvents(suite.db, busy.room.id, [{ type: 'message.delta', data: { text: 'live' } }]),
