@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { integrationForSend, SendingIntegration } from '../agents/integrations';
 import { addressColumn, skipReasonSql } from '../contacts/channelAddress';
@@ -12,6 +11,7 @@ import { RENDER_COLUMNS, renderCampaignMessageSoon } from './renderMessage';
 import { SendPacer } from './sendPacer';
 import { composeMessage, sendInChunks, type SendHooks as DispatchHooks } from './pooledSend';
 import { claimInSeqOrder } from './seqClaim';
+import { runStatement, statementOf } from '../../db/statement';
 
 export interface DispatchDeps {
   db: Db;
@@ -25,41 +25,33 @@ export interface DispatchDeps {
 
 export type { SendPosition as DispatchPosition, SendHooks as DispatchHooks } from './pooledSend';
 
-type Claimed = Awaited<ReturnType<typeof claimQuery>>[number];
+type Claimed = {
+  contact_id: string;
+  attempt: number;
+  seq: string;
+  skip_now: string | null;
+  address_now: string;
+} & Record<(typeof RENDER_COLUMNS)[number], string | null>;
 
 /**
  * The next pending recipients after `afterSeq`, in seq order, with what a send needs of the
  * contact: a walk of `(campaign_id, seq)` from the watermark that stops at `limit` rows, each
- * joined to its contact, on the plan `claimInSeqOrder` keeps.
+ * joined to its contact, on the plan `claimInSeqOrder` keeps. A prepared statement, one text a
+ * channel: a send runs it every few hundred recipients.
  */
 function claimChunk(db: Db, campaign: CampaignRow, afterSeq: number, limit: number) {
-  return claimInSeqOrder(db, (trx) => claimQuery(trx, campaign, afterSeq, limit));
+  return claimInSeqOrder(db, (trx) =>
+    runStatement(trx, claimStatement(campaign.channel), [campaign.id, afterSeq, limit]),
+  );
 }
 
-function claimQuery(db: Db | Knex.Transaction, campaign: CampaignRow, afterSeq: number, limit: number) {
-  return db('campaign_recipients')
-    .join('contacts', 'contacts.id', 'campaign_recipients.contact_id')
-    .where({ 'campaign_recipients.campaign_id': campaign.id, 'campaign_recipients.status': 'pending' })
-    .where('campaign_recipients.seq', '>', afterSeq)
-    .where((q) => {
-      q.whereNull('campaign_recipients.card').orWhere('campaign_recipients.card', 'approved');
-    })
-    .orderBy('campaign_recipients.seq')
-    .limit(limit)
-    .select(
-      'campaign_recipients.contact_id',
-      'campaign_recipients.attempt',
-      'campaign_recipients.seq',
-      ...RENDER_COLUMNS.map((c) => `contacts.${c}`),
-      db.raw(`${skipReasonSql(campaign.channel)} AS skip_now`),
-      db.raw(`${addressColumn(campaign.channel)} AS address_now`),
-    ) as Promise<
-    ({ contact_id: string; attempt: number; seq: string; skip_now: string | null; address_now: string } & Record<
-      (typeof RENDER_COLUMNS)[number],
-      string | null
-    >)[]
-  >;
-}
+const claimStatement = (channel: CampaignRow['channel']) =>
+  statementOf<Claimed>(`
+    SELECT r.contact_id, r.attempt, r.seq, ${RENDER_COLUMNS.map((c) => `contacts.${c}`).join(', ')},
+           ${skipReasonSql(channel)} AS skip_now, ${addressColumn(channel)} AS address_now
+    FROM campaign_recipients r JOIN contacts ON contacts.id = r.contact_id
+    WHERE r.campaign_id = ? AND r.status = 'pending' AND r.seq > ? AND (r.card IS NULL OR r.card = 'approved')
+    ORDER BY r.seq LIMIT ?`);
 
 /** The send rate an integration keeps: its own, else the operator's default for the provider. */
 export function pacerFor(db: Db, integration: SendingIntegration, defaultRates: Record<string, number>) {
