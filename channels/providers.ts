@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Db } from '../db/knex';
 import { newId } from '../db/ids';
-import { openSmtpPool, SmtpSendError, type SmtpMail, type SmtpOutcome } from './smtpSender';
+import { openSmtpPool, SmtpSendError, type SmtpMail, type SmtpRefusal } from './smtpSender';
 import { bearer, HTTP_CONNECTIONS_PER_INTEGRATION, httpPool, providerRequest } from './http';
-import { Channel, type OutboundMessage, PooledProvider, ProviderError } from './types';
+import { Channel, type OutboundMessage, PooledProvider, ProviderError, type SendAttempt } from './types';
 
 const baseUrl = (fallback: string) =>
   z
@@ -140,15 +140,13 @@ function smtp(config: Config<'smtp'>, secrets: Secrets<'smtp'>): PooledProvider 
     },
     async sendMany(messages) {
       const mails = messages.map(smtpMail);
-      const outcomes = await pool.sendMany(mails).catch((err: Error) => {
+      const refusals = await pool.sendMany(mails).catch((err: Error) => {
         const code = err instanceof SmtpSendError ? err.responseCode : undefined;
-        return mails.map((): SmtpOutcome => ({ ok: false, message: err.message, responseCode: code }));
+        return mails.map((_, index): SmtpRefusal => ({ index, message: err.message, responseCode: code }));
       });
-      return outcomes.map((o, i) =>
-        o.ok
-          ? { providerMessageId: o.messageId ?? mails[i].messageId }
-          : { error: smtpRefusal(o.message, o.responseCode) },
-      );
+      const attempts: SendAttempt[] = mails.map((mail) => ({ providerMessageId: mail.messageId }));
+      for (const r of refusals) attempts[r.index] = { error: smtpRefusal(r.message, r.responseCode) };
+      return attempts;
     },
   };
 }

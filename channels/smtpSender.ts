@@ -47,7 +47,14 @@ const SMTP_THREAD_HEAP_MB = 64;
 /** One message's answer from the thread: accepted with its Message-ID, or refused. */
 export type SmtpOutcome = { ok: true; messageId?: string } | { ok: false; message: string; responseCode?: number };
 
-type Reply = { id: number; results?: SmtpOutcome[] } & SmtpOutcome;
+/** A message of a `sendMany` that the server refused: its place in the batch and the reply. */
+export interface SmtpRefusal {
+  index: number;
+  message: string;
+  responseCode?: number;
+}
+
+type Reply = { id: number; refusals?: SmtpRefusal[] } & SmtpOutcome;
 
 /**
  * This process's SMTP sender thread (channels/smtpThread.js): every pooled SMTP transport lives
@@ -150,7 +157,7 @@ class SmtpThread {
       sendMany: async (mails) => {
         const reply = await this.ask({ op: 'sendMany', pool: poolOnLiveThread(), mails });
         if (!reply.ok) throw new SmtpSendError(reply.message, reply.responseCode);
-        return reply.results!;
+        return reply.refusals ?? [];
       },
       close: async () => {
         if (opened?.worker !== this.worker) return;
@@ -166,11 +173,11 @@ export interface SmtpPoolHandle {
   /** Resolves with the Message-ID the server accepted; rejects with SmtpSendError. */
   send(mail: SmtpMail): Promise<string | undefined>;
   /**
-   * Many messages in one hand-off, answered together once each has its answer (each as `send`
-   * would: accepted, or refused with the server's code); rejects only when the thread or the pool
-   * is gone, which fails them all as retryable.
+   * Many messages in one hand-off, answered together once each has its answer: those refused (as
+   * `send` would be, with the server's code), every other one accepted with its own Message-ID.
+   * Rejects only when the thread or the pool is gone, which fails them all as retryable.
    */
-  sendMany(mails: SmtpMail[]): Promise<SmtpOutcome[]>;
+  sendMany(mails: SmtpMail[]): Promise<SmtpRefusal[]>;
   close(): Promise<void>;
 }
 

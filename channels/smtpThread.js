@@ -54,11 +54,16 @@ function handle(msg) {
       (err) => reply({ id: msg.id, ...refused(err) }),
     );
   // A batch is answered once, when every message of it has its answer: one wake-up of the main
-  // thread per batch instead of one per message.
-  else if (msg.op === 'sendMany')
-    Promise.all(msg.mails.map((mail) => transport.send(mail).then(accepted, refused))).then((results) =>
-      reply({ id: msg.id, ok: true, results }),
-    );
+  // thread per batch instead of one per message, with the refused ones alone (the main thread
+  // knows each Message-ID: it wrote them).
+  else if (msg.op === 'sendMany') {
+    const refusals = [];
+    Promise.all(
+      msg.mails.map((mail, index) =>
+        transport.send(mail).catch((err) => void refusals.push({ index, ...refused(err) })),
+      ),
+    ).then(() => reply(refusals.length ? { id: msg.id, ok: true, refusals } : { id: msg.id, ok: true }));
+  }
 }
 
 const accepted = (messageId) => ({ ok: true, messageId });
