@@ -10,13 +10,12 @@ export type EntryPoint = 'worker.ts' | 'server.ts' | 'inbox.ts';
 export const WORKER_HEAP_MB = Number(process.env.WORKER_HEAP_MB ?? 192);
 
 /**
- * The worker's young generation (its threads', the SMTP sender's too) is capped below V8's 16 MiB
- * semi-space ceiling: 16 held the process near 300 MiB during a send, and 4 made its main thread
- * collect so often that an SMTP send lost a third of its rate (docs/BENCHMARKS.md, run 18). 12
- * collects half as often as 8, for a third less of the main thread's time in young collections,
- * at about 10 MiB more (run 51).
+ * The worker's young generation is capped below V8's 16 MiB semi-space ceiling: 16 held the
+ * process ~30 MiB higher during a send (past 300 MiB with the SMTP sender thread), and 4 made its
+ * main thread collect so often that an SMTP send lost a third of its rate (docs/BENCHMARKS.md,
+ * run 18). 8 keeps both.
  */
-const WORKER_SEMI_SPACE_MB = 12;
+const WORKER_SEMI_SPACE_MB = 8;
 
 /** CPU_PROFILE_DIR set: every process started from here writes a V8 CPU profile there (bench findings). */
 export const profileArgs = (): string[] =>
