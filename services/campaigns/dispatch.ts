@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { runStatement, statementOf } from '../../db/statement';
 import { integrationForSend, SendingIntegration } from '../agents/integrations';
 import { addressColumn, skipReasonSql } from '../contacts/channelAddress';
 import { unsubscribeUrl } from '../contacts/unsubscribe';
@@ -11,7 +12,6 @@ import { RENDER_COLUMNS, renderCampaignMessageSoon } from './renderMessage';
 import { SendPacer } from './sendPacer';
 import { composeMessage, sendInChunks, type SendHooks as DispatchHooks } from './pooledSend';
 import { claimInSeqOrder } from './seqClaim';
-import { runStatement, statementOf } from '../../db/statement';
 
 export interface DispatchDeps {
   db: Db;

@@ -12,7 +12,7 @@ import { recountCampaign } from './recordChunk';
  * audience frozen into recipients, what is left to send, and the run's end.
  */
 
-/** Snapshots this large are followed by ANALYZE (a few hundred ms on any table size: it samples). */
+/** Snapshots this large are followed by ANALYZE (tens of ms on any table size: it samples). */
 const ANALYZE_AFTER_RECIPIENTS = 10_000;
 /**
  * The statistics target of that ANALYZE: a sample of 300 × this many rows, not the default 30 000.
