@@ -32,7 +32,12 @@ describe('outbound webhooks: the retry settings of the Webhooks integration', ()
       const [delivery] = (await suite.api.get(`/webhooks/endpoints/${endpointId}/deliveries`)).body.data;
       if (delivery) {
         const attempts = await suite.api.get(`/webhooks/endpoints/${endpointId}/deliveries/${delivery.id}/attempts`);
-        if (attempts.body.data.length >= count) return { delivery, attempts: attempts.body.data as any[] };
+        // The delivery read again: the one above may predate the attempts just read (both are
+        // written in one statement, but read in two requests).
+        if (attempts.body.data.length >= count) {
+          const [current] = (await suite.api.get(`/webhooks/endpoints/${endpointId}/deliveries`)).body.data;
+          return { delivery: current, attempts: attempts.body.data as any[] };
+        }
       }
       if (Date.now() > deadline) throw new Error(`fewer than ${count} attempts after ${timeoutMs} ms`);
       await sleep(200);
