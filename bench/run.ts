@@ -571,20 +571,24 @@ async function main(): Promise<void> {
         `| POST /mcp tools/list (no tool, no credits; one window) | ${list.requests.average.toFixed(0)} | ${list.latency.p50} | ${list.latency.p99} |`,
         `ratio MCP / HTTP = **${(mcpRps / httpRps).toFixed(2)}**; non-2xx or errors: HTTP ${errors(http1, http2)}, MCP ${errors(mcp1, mcp2)}; credits counted for ${usage?.calls ?? 0} calls`,
         '',
-        ...cpuPerUnitTable('call', [
-          {
-            label: 'GET /v1/agents',
-            windows: httpCpu,
-            units: http1.requests.total + http2.requests.total,
-            seconds: 2 * WINDOW,
-          },
-          {
-            label: 'tools/call',
-            windows: mcpCpu,
-            units: mcp1.requests.total + mcp2.requests.total,
-            seconds: 2 * WINDOW,
-          },
-        ]),
+        ...cpuPerUnitTable(
+          'call',
+          [
+            {
+              label: 'GET /v1/agents',
+              windows: httpCpu,
+              units: http1.requests.total + http2.requests.total,
+              seconds: 2 * WINDOW,
+            },
+            {
+              label: 'tools/call',
+              windows: mcpCpu,
+              units: mcp1.requests.total + mcp2.requests.total,
+              seconds: 2 * WINDOW,
+            },
+          ],
+          2,
+        ),
         ...(httpStatements && mcpStatements ? ['', ...httpStatements, '', ...mcpStatements] : []),
       ]);
     }

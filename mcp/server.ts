@@ -14,8 +14,7 @@ import { AppSlug } from '../services/agents/apps';
 import type { TeamRef } from '../services/platform/context';
 import { PaymentRefused, takePayment, type PaymentGate } from '../services/payments/gate';
 import { MCP_PAYMENT_RESPONSE_META } from '../services/payments/x402';
-import { chargeCredits, CREDIT_COST, refundCredits, ridingCharge } from '../services/platform/credits';
-import type { Rider } from '../services/platform/pagination';
+import { chargeCredits, CREDIT_COST, isMetered, refundCredits } from '../services/platform/credits';
 import { outsideCallerRoom, promptAsOutsider, type PromptInput } from '../services/rooms/promptAgent';
 import {
   AppError,
@@ -138,8 +137,8 @@ export function buildMcpServer(connection: Connection): Server {
 
 /**
  * Validate (nothing charged for bad arguments), charge, then run: the order that keeps credits
- * exact and honest. A read marked `chargeInRead` charges in its own statement instead (an
- * unmetered team's charge, which refuses nothing). An outside caller goes through callAsOutsider.
+ * exact and honest. An unmetered team's read runs beside its charge, which refuses nothing; it is
+ * answered once both are done. An outside caller goes through callAsOutsider.
  */
 async function callTool(
   t: Tool,
@@ -151,18 +150,14 @@ async function callTool(
   if (!parsed.success) return toolError(validationError(parsed.error, 'arguments').toBody());
   if (connection.outside) return callAsOutsider(t, connection, connection.outside, parsed.data as PromptInput, meta);
   const { db, config } = connection.ctx;
-  const charge = () => chargeCredits(db, connection.team, config.MCP_CREDITS, CREDIT_COST[t.access]);
-  const riding = t.chargeInRead && ridingCharge(db, connection.team, config.MCP_CREDITS, CREDIT_COST[t.access]);
   try {
-    if (!riding) {
-      await charge();
-      return toolResult(await runTool(t, connection, parsed.data));
+    const charged = chargeCredits(db, connection.team, config.MCP_CREDITS, CREDIT_COST[t.access]);
+    if (t.access === 'read' && !isMetered(connection.team, config.MCP_CREDITS)) {
+      const [, value] = await Promise.all([charged, runTool(t, connection, parsed.data)]);
+      return toolResult(value);
     }
-    try {
-      return toolResult(await runTool(t, connection, parsed.data, riding.ride));
-    } finally {
-      if (!riding.charged) await charge();
-    }
+    await charged;
+    return toolResult(await runTool(t, connection, parsed.data));
   } catch (err) {
     return failure(err, t, connection);
   }
@@ -230,8 +225,8 @@ function failure(err: unknown, t: Tool, connection: Connection): CallToolResult 
   });
 }
 
-function runTool(t: Tool, connection: Connection, args: unknown, rider?: Rider): Promise<unknown> {
-  const call: ToolCall = { ...connection, agentId: connection.agent.id, rider };
+async function runTool(t: Tool, connection: Connection, args: unknown): Promise<unknown> {
+  const call: ToolCall = { ...connection, agentId: connection.agent.id };
   if (t.warp && connection.agent.mode === 'manual') return requestApproval(connection.ctx, caller(call), t.warp, args);
   return t.run(call, args);
 }

@@ -15,10 +15,10 @@ export const agents: Feature = {
   operations: [
     defineOperation({
       name: 'agents.list',
-      access: { level: 'read', app: 'core', chargeInRead: true },
+      access: { level: 'read', app: 'core' },
       input: pageQuerySchema,
       output: pageSchema(agentSchema),
-      handler: (ctx, { team, rider }, page) => listAgents(ctx.db, team.id, page, rider),
+      handler: (ctx, { team }, page) => listAgents(ctx.db, team.id, page),
       http: {
         method: 'get',
         path: '/agents',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
-import { keysetPage, Page, PageQuery, Rider } from '../platform/pagination';
+import { keysetPage, Page, PageQuery } from '../platform/pagination';
 import { AppError, notFound } from '../platform/errors';
 import type { Principal } from '../identity/principal';
 import { slugify } from '../platform/teams';
@@ -55,11 +55,11 @@ export function presentAgent(row: AgentRow): AgentJson {
   };
 }
 
-export async function listAgents(db: Db, teamId: string, page: PageQuery, rider?: Rider): Promise<Page<AgentJson>> {
+export async function listAgents(db: Db, teamId: string, page: PageQuery): Promise<Page<AgentJson>> {
   const query = db('agents')
     .where({ team_id: teamId })
     .select('seq', 'id', 'name', 'slug', 'mode', 'model_base_url', 'model_name', 'access', 'properties', 'created_at');
-  return keysetPage(query, page, presentAgent, { rider });
+  return keysetPage(query, page, presentAgent);
 }
 
 export async function findAgent(db: Db, teamId: string, agentId: string): Promise<AgentRow | undefined> {

@@ -5,7 +5,7 @@ import { applySegment, findSegment } from '../contacts/segments';
 import { setAutomationHookEnabled, upsertAutomationHook } from '../hooks/systemHooks';
 import { notFound, ruleBroken } from '../platform/errors';
 import { newId } from '../../db/ids';
-import { keysetPage, Page, Rider } from '../platform/pagination';
+import { keysetPage, Page } from '../platform/pagination';
 import {
   AutomationCreate,
   AutomationJson,
@@ -76,11 +76,10 @@ export function listAutomations(
   db: Db,
   teamId: string,
   query: z.infer<typeof automationListQuerySchema>,
-  rider?: Rider,
 ): Promise<Page<AutomationJson>> {
   const q = withSteps(db).where('a.team_id', teamId);
   if (query.enabled !== undefined) q.where('a.enabled', query.enabled);
-  return keysetPage(q, query, present, { newestFirst: true, rider });
+  return keysetPage(q, query, present, { newestFirst: true });
 }
 
 async function checkTrigger(db: Db, teamId: string, trigger: Trigger): Promise<void> {

@@ -92,10 +92,10 @@ export const automations: Feature = {
     }),
     defineOperation({
       name: 'automations.list',
-      access: { ...access, chargeInRead: true },
+      access,
       input: automationListQuerySchema,
       output: pageSchema(automationSchema),
-      handler: (ctx, { team, rider }, query) => listAutomations(ctx.db, team.id, query, rider),
+      handler: (ctx, { team }, query) => listAutomations(ctx.db, team.id, query),
       http: {
         method: 'get',
         path: '/automations',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/knex';
-import { keysetPage, Page, Rider } from '../platform/pagination';
+import { keysetPage, Page } from '../platform/pagination';
 import { CampaignRow, presentCampaign } from './campaignRow';
 import type { CampaignJson, campaignListQuerySchema } from './schemas';
 
@@ -8,7 +8,6 @@ export async function listCampaigns(
   db: Db,
   teamId: string,
   query: z.infer<typeof campaignListQuerySchema>,
-  rider?: Rider,
 ): Promise<Page<CampaignJson>> {
   const q = db('campaigns').where({ team_id: teamId });
   if (query.archived) q.whereNotNull('archived_at');
@@ -17,6 +16,5 @@ export async function listCampaigns(
   // Newest first, as list_campaigns describes it: the campaign just made leads the page.
   return keysetPage(q.select('*'), query, (row: CampaignRow & { seq: number }) => presentCampaign(row), {
     newestFirst: true,
-    rider,
   });
 }

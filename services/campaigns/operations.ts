@@ -43,10 +43,10 @@ export const campaigns: Feature = {
     }),
     defineOperation({
       name: 'campaigns.list',
-      access: { level: 'read', app: 'campaigns', chargeInRead: true },
+      access: { level: 'read', app: 'campaigns' },
       input: campaignListQuerySchema,
       output: pageSchema(campaignSchema),
-      handler: (ctx, { team, rider }, query) => listCampaigns(ctx.db, team.id, query, rider),
+      handler: (ctx, { team }, query) => listCampaigns(ctx.db, team.id, query),
       http: {
         method: 'get',
         path: '/campaigns',

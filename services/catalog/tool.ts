@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { AppSlug } from '../agents/apps';
 import type { AppContext, TeamRef } from '../platform/context';
-import type { Rider } from '../platform/pagination';
 import type { Access, Principal } from '../identity/principal';
 import type { Caller, InTurns, Operation } from '../platform/operation';
 import { runSensitiveWrite } from '../deliveries/warps';
@@ -19,8 +18,6 @@ export interface ToolCall {
   idempotencyKey?: string;
   /** A caller of another team at a public agent's /mcp/agents/{uuid}: `team` is then the agent's. */
   callerTeamId?: string;
-  /** For a tool with `chargeInRead`: the call's credit charge, for the tool's read to carry in its statement. */
-  rider?: Rider;
 }
 
 /** An operation as an agent calls it, on MCP or in a turn: one name, one argument object. */
@@ -39,8 +36,6 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   inTurns?: InTurns;
   /** See OperationAccess.startsWork. */
   startsWork?: true;
-  /** See OperationAccess.chargeInRead. */
-  chargeInRead?: true;
   run(call: ToolCall, args: z.infer<S>): Promise<unknown>;
 }
 
@@ -70,7 +65,6 @@ const callerOf = (call: ToolCall): Caller => ({
   installed: call.installed,
   idempotencyKey: call.idempotencyKey,
   callerTeamId: call.callerTeamId,
-  rider: call.rider,
 });
 
 /** The MCP face of an operation, as a tool. */
@@ -95,7 +89,6 @@ export function toolOf(operation: Operation): Tool {
     input,
     ...(access.inTurns ? { inTurns: access.inTurns } : {}),
     ...(access.startsWork ? { startsWork: true } : {}),
-    ...(access.chargeInRead ? { chargeInRead: true } : {}),
     run: async (call, args) => {
       const who = callerOf(call);
       const output = await operation.handler(call.ctx, who, toInput ? toInput(args, who) : args);

@@ -20,10 +20,10 @@ export const segments: Feature = {
   operations: [
     defineOperation({
       name: 'segments.list',
-      access: { level: 'read', app: 'contacts', chargeInRead: true },
+      access: { level: 'read', app: 'contacts' },
       input: pageQuerySchema,
       output: pageSchema(segmentSchema),
-      handler: (ctx, { team, rider }, page) => listSegments(ctx.db, team.id, page, rider),
+      handler: (ctx, { team }, page) => listSegments(ctx.db, team.id, page),
       http: {
         method: 'get',
         path: '/segments',

@@ -4,7 +4,7 @@ import type { Db } from '../../db/knex';
 import { AppError, notFound } from '../platform/errors';
 import { ContactJson, presentContact } from './contacts';
 import { newId } from '../../db/ids';
-import { keysetPage, Page, PageQuery, Rider } from '../platform/pagination';
+import { keysetPage, Page, PageQuery } from '../platform/pagination';
 
 const date = z.iso.datetime({ offset: true }).or(z.iso.date());
 const amount = z.number().nonnegative().max(1e12);
@@ -206,8 +206,8 @@ export async function createSegment(db: Db, teamId: string, input: SegmentCreate
   return present(row);
 }
 
-export const listSegments = (db: Db, teamId: string, page: PageQuery, rider?: Rider): Promise<Page<SegmentJson>> =>
-  keysetPage(db('segments').where({ team_id: teamId }).select('*'), page, present, { rider });
+export const listSegments = (db: Db, teamId: string, page: PageQuery): Promise<Page<SegmentJson>> =>
+  keysetPage(db('segments').where({ team_id: teamId }).select('*'), page, present);
 
 export async function findSegment(db: Db, teamId: string, segmentId: string): Promise<SegmentRow> {
   const row = await db('segments').where({ team_id: teamId, id: segmentId }).first();

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { AppError, invalidState, notFound } from '../platform/errors';
 import { newId } from '../../db/ids';
-import { keysetPage, Page, PageQuery, Rider } from '../platform/pagination';
+import { keysetPage, Page, PageQuery } from '../platform/pagination';
 import type { SecretBox } from '../platform/secretBox';
 import type { MediaStorage } from './storage';
 
@@ -105,18 +105,9 @@ export async function storeMedia(
   return presentMedia(row, baseUrl);
 }
 
-export function listMedia(
-  db: Db,
-  teamId: string,
-  page: PageQuery,
-  baseUrl: string,
-  rider?: Rider,
-): Promise<Page<MediaJson>> {
-  return keysetPage(
-    db('media').where({ team_id: teamId }).select('*'),
-    page,
-    (row: MediaRow) => presentMedia(row, baseUrl),
-    { rider },
+export function listMedia(db: Db, teamId: string, page: PageQuery, baseUrl: string): Promise<Page<MediaJson>> {
+  return keysetPage(db('media').where({ team_id: teamId }).select('*'), page, (row: MediaRow) =>
+    presentMedia(row, baseUrl),
   );
 }
 

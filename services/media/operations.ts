@@ -47,10 +47,10 @@ export const media: Feature = {
     }),
     defineOperation({
       name: 'media.list',
-      access: { level: 'read', app: 'core', chargeInRead: true },
+      access: { level: 'read', app: 'core' },
       input: pageQuerySchema,
       output: pageSchema(mediaSchema),
-      handler: (ctx, { team, rider }, page) => listMedia(ctx.db, team.id, page, ctx.config.baseUrl, rider),
+      handler: (ctx, { team }, page) => listMedia(ctx.db, team.id, page, ctx.config.baseUrl),
       http: {
         method: 'get',
         path: '/media',

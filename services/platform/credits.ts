@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { Db } from '../../db/knex';
 import { AppError } from './errors';
 import type { TeamRef } from './context';
-import type { Rider } from './pagination';
 
 /** What an MCP tool call costs: reads 1 credit, writes 2 (the spec's Limits). */
 export const CREDIT_COST = { read: 1, write: 2 } as const;
@@ -56,8 +55,9 @@ export async function creditUsage(
 }
 
 /**
- * The rows an unmetered team's cycle is counted on. One row would be one lock for every call of
- * the team, held until the commit is flushed; a charge takes one of these at random instead.
+ * The rows an unmetered team's cycle is counted on. A process has at most one count of a team in
+ * flight (below), but every API process counts: each count takes one of these rows at random, so
+ * that the processes do not queue on one row's lock until each commit is flushed.
  */
 const UNMETERED_COUNTER_ROWS = 16;
 
@@ -65,20 +65,78 @@ const UNMETERED_COUNTER_ROWS = 16;
 const usedOffRowZero = `(SELECT coalesce(sum(other.used), 0) FROM credit_usage other
    WHERE other.team_id = ?::uuid AND other.cycle_start = ?::date AND other.shard <> 0)`;
 
-/** Counts an unmetered team's call on one of its cycle's counter rows: a statement, to run alone or inside another. */
-const unmeteredCharge = (db: Db, team: TeamRef, cost: number, now: Date) =>
-  db.raw(
-    `INSERT INTO credit_usage (team_id, cycle_start, shard, used, calls) VALUES (?, ?, ?, ?, 1)
-     ON CONFLICT (team_id, cycle_start, shard) DO UPDATE SET used = credit_usage.used + excluded.used, calls = credit_usage.calls + 1, updated_at = now()`,
-    [team.id, cycleDate(billingCycle(now).start), randomInt(UNMETERED_COUNTER_ROWS), cost],
-  );
+/** Unmetered calls of one team's cycle counted by one statement, and who waits for it. */
+interface Tally {
+  used: number;
+  calls: number;
+  settle: { resolve: () => void; reject: (err: unknown) => void }[];
+}
+
+/** A team cycle's count in flight in this process: the calls that arrived meanwhile wait in `next`. */
+interface Counting {
+  next?: Tally;
+}
+
+const counting = new WeakMap<Db, Map<string, Counting>>();
+
+/**
+ * Counts an unmetered team's call on one of its cycle's counter rows, settled once that count has
+ * committed. The calls that arrive while a count of the team is in flight are counted together by
+ * the next statement: a busy team costs Postgres a write and a commit a batch, not a call, and no
+ * call is answered before its count is durable. A count that fails fails the calls waiting for the
+ * next one too: a database that does not answer one would keep them waiting past their deadline.
+ */
+function countUnmetered(db: Db, teamId: string, cycle: string, cost: number): Promise<void> {
+  let byCycle = counting.get(db);
+  if (!byCycle) counting.set(db, (byCycle = new Map()));
+  const key = `${teamId} ${cycle}`;
+  const inFlight = byCycle.get(key);
+  const count = inFlight ?? {};
+  const tally = (count.next ??= { used: 0, calls: 0, settle: [] });
+  tally.used += cost;
+  tally.calls += 1;
+  const counted = new Promise<void>((resolve, reject) => tally.settle.push({ resolve, reject }));
+  if (!inFlight) {
+    byCycle.set(key, count);
+    void countUntilDone(db, teamId, cycle, count, () => byCycle.delete(key));
+  }
+  return counted;
+}
+
+/** The tally waiting for the next count, now taken out of the queue. */
+function take(count: Counting): Tally | undefined {
+  const tally = count.next;
+  count.next = undefined;
+  return tally;
+}
+
+/** Runs the counts of `count` until none waits; `done` is called in the same tick as the last check. */
+async function countUntilDone(db: Db, teamId: string, cycle: string, count: Counting, done: () => void): Promise<void> {
+  for (let tally = take(count); tally; tally = take(count)) {
+    try {
+      await db.raw(
+        `INSERT INTO credit_usage (team_id, cycle_start, shard, used, calls) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (team_id, cycle_start, shard) DO UPDATE SET used = credit_usage.used + excluded.used, calls = credit_usage.calls + excluded.calls, updated_at = now()`,
+        [teamId, cycle, randomInt(UNMETERED_COUNTER_ROWS), tally.used, tally.calls],
+      );
+      for (const { resolve } of tally.settle) resolve();
+    } catch (err) {
+      for (const { reject } of [...tally.settle, ...(take(count)?.settle ?? [])]) reject(err);
+    }
+  }
+  done();
+}
+
+/** Whether the team's plan has an allowance (MCP_CREDITS), which a charge may refuse. */
+export const isMetered = (team: TeamRef, allowances: Record<string, number>): boolean =>
+  allowances[team.plan] !== undefined;
 
 /**
  * Takes `cost` credits from the team's cycle, or refuses with 402 `credits_exhausted` and takes
  * nothing. A metered charge is one conditional upsert on the cycle's row 0, against the sum of
  * all its rows: concurrent calls serialize on that row's lock, so the allowance is never
- * overdrawn and never under-counted. An unmetered charge refuses nothing, so it only counts, on
- * one of `UNMETERED_COUNTER_ROWS` rows.
+ * overdrawn and never under-counted. An unmetered charge refuses nothing, so it only counts
+ * (`countUnmetered`).
  */
 export async function chargeCredits(
   db: Db,
@@ -89,10 +147,7 @@ export async function chargeCredits(
 ): Promise<void> {
   const allowance = allowances[team.plan];
   const cycle = cycleDate(billingCycle(now).start);
-  if (allowance === undefined) {
-    await unmeteredCharge(db, team, cost, now);
-    return;
-  }
+  if (allowance === undefined) return countUnmetered(db, team.id, cycle, cost);
   const charged = await db.raw(
     `INSERT INTO credit_usage (team_id, cycle_start, shard, used, calls)
      SELECT ?::uuid, ?::date, 0, ?::int, 1 WHERE ?::int + ${usedOffRowZero} <= ?::int
@@ -137,48 +192,4 @@ export async function refundCredits(db: Db, team: TeamRef, cost: number, now = n
          ORDER BY used >= ? DESC, shard LIMIT 1)`,
     [cost, team.id, cycle, cost],
   );
-}
-
-/**
- * A charge that rides in a read's own statement, as a data-modifying CTE (Postgres runs it once,
- * whether or not the read uses its output): the read and its charge commit together, in one
- * round trip instead of two. `ride` adds it to the query; `charged` says whether a statement that
- * carried it succeeded. A statement whose answer is lost after its commit reads as not charged, so
- * the caller charges again: one call then counts twice, never zero times.
- */
-export interface RidingCharge {
-  /**
-   * Rides in the first query it is given only (one call, one charge), and never in one of a
-   * transaction, whose rollback would take the charge back after it read as made.
-   */
-  ride: Rider;
-  readonly charged: boolean;
-}
-
-/**
- * The charge of one call as a `RidingCharge`, for an unmetered team only: a metered charge may
- * refuse, and a refused call must not read, so it stays a statement of its own, before the read.
- */
-export function ridingCharge(
-  db: Db,
-  team: TeamRef,
-  allowances: Record<string, number>,
-  cost: number,
-  now = new Date(),
-): RidingCharge | undefined {
-  if (allowances[team.plan] !== undefined) return undefined;
-  let rode = false;
-  let charged = false;
-  return {
-    ride(query) {
-      if (rode || (query as { client?: { transacting?: boolean } }).client?.transacting) return;
-      rode = true;
-      query.with('credit_charge', unmeteredCharge(db, team, cost, now)).on('query-response', () => {
-        charged = true;
-      });
-    },
-    get charged() {
-      return charged;
-    },
-  };
 }

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { AppSlug } from '../agents/apps';
 import type { Access, Principal } from '../identity/principal';
 import type { AppContext, TeamRef } from './context';
-import type { Rider } from './pagination';
 
 /**
  * One operation of the product, declared once: its input and output, who may call it, its
@@ -26,8 +25,6 @@ export interface Caller {
   idempotencyKey?: string;
   /** A caller of another team at a public agent's /mcp/agents/{uuid}: `team` is then the agent's. */
   callerTeamId?: string;
-  /** For an operation with `chargeInRead`: the call's credit charge, for the read to carry in its statement. */
-  rider?: Rider;
 }
 
 /** The agent an MCP call acts as (every MCP connection has one). */
@@ -59,11 +56,6 @@ export interface OperationAccess {
    * `sensitive` imply it.
    */
   startsWork?: true;
-  /**
-   * A read whose statement carries the call's credit charge (`Caller.rider`): one round trip,
-   * not two. A call that fails before its statement, or in it, is charged on its own.
-   */
-  chargeInRead?: true;
   /**
    * A sensitive write, by its warp (a key of `sensitiveWrites`, services/catalog/sensitiveWrites.ts): on
    * MCP and in turns, for an agent in manual mode it waits for a person and answers `pending: true`;

@@ -68,27 +68,17 @@ export function offsetPage<R, T>(rows: R[], offset: number, limit: number, prese
 }
 
 /**
- * A write that rides in a read's own statement, as a CTE that commits with it: the credit charge
- * of the MCP call that reads (services/platform/credits.ts › ridingCharge). The query must run
- * once, as it is (not cloned, not as a subquery: Postgres allows a data-modifying WITH only at the
- * top level).
- */
-export type Rider = (query: Knex.QueryBuilder) => void;
-
-/**
  * Fetches one page of `query` (rows with a `seq` column) after the page's cursor: in creation
- * order, or newest first for lists people read as an inbox (`newestFirst`); `rider` goes in the
- * same statement.
+ * order, or newest first for lists people read as an inbox (`newestFirst`).
  */
 export async function keysetPage<R extends { seq: number }, T>(
   query: Knex.QueryBuilder,
   page: PageQuery,
   present: (row: R) => T,
-  { newestFirst = false, rider }: { newestFirst?: boolean; rider?: Rider } = {},
+  { newestFirst = false }: { newestFirst?: boolean } = {},
 ): Promise<Page<T>> {
   const after = decodeCursor(page.cursor);
   if (after !== null) query.where('seq', newestFirst ? '<' : '>', after);
-  rider?.(query);
   query.orderBy('seq', newestFirst ? 'desc' : 'asc').limit(page.limit + 1);
   const rows = (await preparedUnlessStar(query)) as R[];
   return toPage(rows, page.limit, present);

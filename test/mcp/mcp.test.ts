@@ -713,8 +713,7 @@ describe('MCP', () => {
       // Counted on several rows (no single row lock for every call of the team), summed when read.
       const rows = await suite.db('credit_usage').where({ team_id: team.teamId }).count({ n: '*' });
       expect(Number(rows[0].n)).toBeGreaterThan(1);
-      // Its list reads charge in their own statement; one its service refuses before that statement
-      // (a cursor this API never issued) is charged on its own, once, as any refused call is.
+      // A read its service refuses (a cursor this API never issued) is charged once, as any refused call is.
       expect(await failing(clients[0], 'svc_list_agents', { cursor: 'bogus' })).toMatchObject({
         code: 'validation_error',
         details: { issues: [expect.objectContaining({ path: 'cursor' })] },
