@@ -351,14 +351,18 @@ describe('agents that converse: rooms, turns and streams', () => {
 
   it('keeps credentials and self-prompting out of turns: a tool not offered is refused, never run', async () => {
     await useFakeModel();
-    const before = await suite.db('api_tokens').count({ n: '*' }).first();
+    // Other suites make tokens in the same database meanwhile: what is counted is this user's, and the name asked for.
+    const tokensOfUser = () => suite.db('api_tokens').where({ user_id: suite.team.userId }).count({ n: '*' }).first();
+    const before = await tokensOfUser();
+    const leaked = () => suite.db('api_tokens').where({ name: 'leak' }).count({ n: '*' }).first();
     fake.script({ toolCalls: [{ name: 'create_api_token', arguments: { name: 'leak' } }] }, { text: 'ok' });
     const answer = await say('Make me a token');
     expect(answer.body.status).toBe('completed');
     const ledger = await suite.db('tool_calls').where({ turn_id: answer.body.turnId }).first();
     expect(ledger).toMatchObject({ name: 'create_api_token', status: 'failed' });
     expect(ledger.result.error.code).toBe('unknown_tool');
-    expect(await suite.db('api_tokens').count({ n: '*' }).first()).toEqual(before);
+    expect(await tokensOfUser()).toEqual(before);
+    expect(await leaked()).toEqual({ n: 0 });
     const offered = fake.requests[0].body.tools!.map((t) => t.function.name);
     expect(offered).not.toEqual(expect.arrayContaining(['create_api_token']));
     expect(offered).not.toContain('prompt_agent');
