@@ -50,7 +50,7 @@ import { benchRoomReplay } from './roomReplay';
 import { benchMemories } from './memories';
 import { benchWebhookFanOut } from './webhooks';
 import { benchAutomations } from './automations';
-import { cpuPerUnitTable, stackLedger } from './procStats';
+import { CpuSide, cpuPerUnitTable, stackLedger } from './procStats';
 import { statementStats } from './pgStatements';
 import { startFloor } from './floorJobs';
 import { JobWorkflow, jobWorkflowName } from '../workflows/contracts/job';
@@ -65,6 +65,14 @@ const WINDOW = SECONDS;
  * its hot path: the API process of (a) is new, and its first window read a fifth slower than its second.
  */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+
+/** One side of (a) or (f) for `cpuPerUnitTable`: its two autocannon windows, and their CPU. */
+const windowedSide = (label: string, windows: Record<string, number>[], ...runs: autocannon.Result[]): CpuSide => ({
+  label,
+  windows,
+  units: runs.reduce((n, run) => n + run.requests.total, 0),
+  seconds: runs.length * WINDOW,
+});
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const JOBS = Number(process.env.BENCH_JOBS ?? 300);
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -313,18 +321,8 @@ async function main(): Promise<void> {
             units: (raw1.rps + raw2.rps) * WINDOW,
             seconds: 2 * WINDOW,
           },
-          {
-            label: 'POST /v1/jobs',
-            windows: apiCpu,
-            units: api1.requests.total + api2.requests.total,
-            seconds: 2 * WINDOW,
-          },
-          {
-            label: 'floor',
-            windows: floorCpu,
-            units: floor1.requests.total + floor2.requests.total,
-            seconds: 2 * WINDOW,
-          },
+          windowedSide('POST /v1/jobs', apiCpu, api1, api2),
+          windowedSide('floor', floorCpu, floor1, floor2),
         ]),
         ...(apiStatements ? ['', ...apiStatements] : []),
       ]);
@@ -573,20 +571,7 @@ async function main(): Promise<void> {
         '',
         ...cpuPerUnitTable(
           'call',
-          [
-            {
-              label: 'GET /v1/agents',
-              windows: httpCpu,
-              units: http1.requests.total + http2.requests.total,
-              seconds: 2 * WINDOW,
-            },
-            {
-              label: 'tools/call',
-              windows: mcpCpu,
-              units: mcp1.requests.total + mcp2.requests.total,
-              seconds: 2 * WINDOW,
-            },
-          ],
+          [windowedSide('GET /v1/agents', httpCpu, http1, http2), windowedSide('tools/call', mcpCpu, mcp1, mcp2)],
           2,
         ),
         ...(httpStatements && mcpStatements ? ['', ...httpStatements, '', ...mcpStatements] : []),
