@@ -202,18 +202,24 @@ export async function authenticateTeamRequest<Row = never>(
   const token = bearerToken(authorization, audience);
   if (slug !== undefined && isApiToken(token)) {
     const caller = apiTokenInTeam(token, slug);
-    const count = rateLimits.apiRequestCount('caller', { teamId: 'caller."teamId"', plan: 'caller.plan' });
     const extra = alongside?.('caller."teamId"');
+    // `alongside` is read before the count, which it feeds: the count's row lock on the team's
+    // counter, which every concurrent request of the team waits on, is then held only to commit.
+    const from = extra ? 'scoped' : 'caller';
+    const count = rateLimits.apiRequestCount(from, { teamId: `${from}."teamId"`, plan: `${from}.plan` });
+    const scoped = extra
+      ? `, scoped AS MATERIALIZED (SELECT caller.*, to_jsonb(alongside.*) AS alongside
+           FROM caller LEFT JOIN LATERAL (${extra.sql}) AS alongside ON true)`
+      : '';
     // A few texts (with or without each kind of `alongside`): prepared once per connection.
-    const sql = `WITH caller AS (${caller.sql}), counted AS (${count.sql})
-      SELECT caller."tokenId", caller."userId", caller."teamId", caller.plan, counted.points, counted.expire
-        ${extra ? ', to_jsonb(alongside.*) AS alongside' : ''}
-      FROM caller LEFT JOIN counted ON true
-        ${extra ? `LEFT JOIN LATERAL (${extra.sql}) AS alongside ON true` : ''}`;
+    const sql = `WITH caller AS (${caller.sql})${scoped}, counted AS (${count.sql})
+      SELECT ${from}."tokenId", ${from}."userId", ${from}."teamId", ${from}.plan, counted.points, counted.expire
+        ${extra ? ', scoped.alongside' : ''}
+      FROM ${from} LEFT JOIN counted ON true`;
     const row = await firstRow<CallerRow & { points: number; expire: string | null; alongside?: Row }>(
       db,
       statementOf(sql),
-      [...caller.values, ...count.bindings, ...(extra?.bindings ?? [])],
+      [...caller.values, ...(extra?.bindings ?? []), ...count.bindings],
     );
     if (!row) throw unknownCredential(audience);
     const principal = apiTokenPrincipal(db, row);

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import type { RunningServer } from '../../server';
 import { apiClient, newTeam, startTestApi, testDb } from '../support/helpers';
+import { mcpClient, ok } from '../support/mcpHelpers';
 
 describe('API tokens, owned by their user', () => {
   let db: Db;
@@ -100,6 +101,21 @@ describe('rate limits per plan, shared by every API process', () => {
     const free = await other.get('/agents');
     expect(free.status).toBe(200);
     expect(free.headers.get('ratelimit-limit')).toBe('600');
+  });
+
+  it("counts an MCP request with an API token on the team's counter, in the statement that finds its agent", async () => {
+    const team = await newTeam(db, 'tiny');
+    await db('teams').where({ id: team.teamId }).update({ plan: 'tiny' });
+    const mcp = await mcpClient(servers[0].ctx.config.mcpEndpoint, team.token, { 'x-team-slug': team.slug });
+    // initialize and notifications/initialized are two requests of the connection; the call the third.
+    expect((await ok(mcp, 'svc_agent_info')).agent.uuid).toBe(team.agentId);
+    const key = `api:tiny:${team.teamId}`;
+    expect(await db('rate_limits').where({ key }).first('points')).toEqual({ points: 3 });
+    const http = await apiClient(servers[1].baseUrl, team).get('/agents');
+    expect(http.status).toBe(429);
+    await expect(mcp.callTool({ name: 'svc_agent_info', arguments: {} })).rejects.toThrow(/rate_limited/);
+    await mcp.close();
+    expect(await db('rate_limits').where({ key }).first('points')).toEqual({ points: 5 });
   });
 
   it('one counter per team whichever path counts a request, reset when its window has passed; an unknown plan counts as free', async () => {
