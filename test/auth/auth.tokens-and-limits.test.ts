@@ -106,6 +106,8 @@ describe('rate limits per plan, shared by every API process', () => {
   it("counts an MCP request with an API token on the team's counter, in the statement that finds its agent", async () => {
     const team = await newTeam(db, 'tiny');
     await db('teams').where({ id: team.teamId }).update({ plan: 'tiny' });
+    // Counted in the authentication's statement: the limiter's own upsert (a second round trip) is never used.
+    const separateCount = jest.spyOn(servers[0].ctx.rateLimits, 'consumeApiRequest');
     const mcp = await mcpClient(servers[0].ctx.config.mcpEndpoint, team.token, { 'x-team-slug': team.slug });
     // initialize and notifications/initialized are two requests of the connection; the call the third.
     expect((await ok(mcp, 'svc_agent_info')).agent.uuid).toBe(team.agentId);
@@ -116,6 +118,8 @@ describe('rate limits per plan, shared by every API process', () => {
     await expect(mcp.callTool({ name: 'svc_agent_info', arguments: {} })).rejects.toThrow(/rate_limited/);
     await mcp.close();
     expect(await db('rate_limits').where({ key }).first('points')).toEqual({ points: 5 });
+    expect(separateCount).not.toHaveBeenCalled();
+    separateCount.mockRestore();
   });
 
   it('one counter per team whichever path counts a request, reset when its window has passed; an unknown plan counts as free', async () => {
