@@ -108,8 +108,8 @@ describe('console: rooms and their live stream', () => {
     await api.call('PATCH', `/agents/${team.agentId}`, { mode: 'auto' });
 
     // The turn's last events (its reply, turn.completed) may still be on their way: wait for the room's
-    // last id. On a busy machine they can wait behind a workflow task for seconds (a full `npm test`
-    // once saw the last one miss a 10 s wait); the stream itself is checked by what follows.
+    // last id. On a busy machine they can take longer than 10 s (a full `npm test` once saw the last
+    // one miss a 10 s wait; why was not seen); the stream itself is checked by what follows.
     const lastEventId = async () =>
       (await api.get('/rooms?limit=100')).body.data.find((r: any) => r.id === opened.room.id).lastEventId as number;
     const settleBy = Date.now() + 30_000;
