@@ -451,7 +451,7 @@ async function main(): Promise<void> {
           `| raw no-op workflow (execute) | ${rate(noopSeconds)} (${rounds(noopWindows)}) |`,
           `| contacts.export job via API (3 DB writes, CSV file) | ${rate(jobSeconds)} (${rounds(jobWindows)}) |`,
           `| floor: the same job, node:http + pg + the SDK's defaults (bench/floorJobs.ts) | ${rate(floorSeconds)} (${rounds(floorWindows)}) |`,
-          `ratio job / raw = **${(noopSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.7); floor / raw ${(noopSeconds / floorSeconds).toFixed(2)}; job / floor **${(floorSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.95; round by round ${roundRatios.join(', ')}); ${JOB_ROUNDS} rounds of two windows of ${JOBS} each side, 16 in flight, alternating`,
+          `ratio job / raw = **${(noopSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.7); floor / raw ${(noopSeconds / floorSeconds).toFixed(2)}; job / floor **${(floorSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.95; round by round ${roundRatios.join(', ')}); ${JOB_ROUNDS} round${JOB_ROUNDS === 1 ? '' : 's'} of two windows of ${JOBS} each side, 16 in flight, alternating`,
           '',
           ...cpuPerUnitTable('job', [
             { label: 'raw no-op', windows: noopCpu, units, seconds: noopSeconds },
