@@ -131,6 +131,7 @@ describe('the app database frozen (SIGSTOP)', () => {
     await fake?.stop();
     await db?.destroy();
     await pg?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('answers 503 database_unavailable within 5 s everywhere, and recovers by itself once thawed, each write once', async () => {

@@ -329,6 +329,7 @@ describe('Postgres stopped', () => {
     await server?.close();
     await db?.destroy();
     await pg?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('reads and writes answer 503 database_unavailable, /healthz names the database, and all works once it is back', async () => {

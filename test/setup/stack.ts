@@ -54,14 +54,18 @@ export async function startTestStack(
     startTemporal(cliPath),
     process.env.DATABASE_URL
       ? ensurePostgres({ databaseUrl: process.env.DATABASE_URL, dataDir: '', port: 0 })
-      : freePort().then((port) =>
-          ensurePostgres({
-            dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'tap-test-pg-')),
-            port,
-            database: 'postgres',
-            statementStats,
-          }),
-        ),
+      : freePort().then(async (port) => {
+          const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tap-test-pg-'));
+          const embedded = await ensurePostgres({ dataDir, port, database: 'postgres', statementStats });
+          // A throwaway server: its files (over a GB after `npm run bench`) go with it.
+          return {
+            ...embedded,
+            stop: async () => {
+              await embedded.stop();
+              fs.rmSync(dataDir, { recursive: true, force: true });
+            },
+          };
+        }),
   ]);
   const name = `tap_test_${Date.now()}_${process.pid}`;
   const databaseUrl = await createDatabase(postgres.url, name);
