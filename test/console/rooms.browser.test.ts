@@ -107,9 +107,10 @@ describe('console: rooms and their live stream', () => {
     expect(secrets.map((s: any) => s.key)).not.toContain('OLD_KEY');
     await api.call('PATCH', `/agents/${team.agentId}`, { mode: 'auto' });
 
-    // The turn's last events (its reply, turn.completed) may still be on their way: wait for the room's
-    // last id. On a busy machine they can take longer than 10 s (a full `npm test` once saw the last
-    // one miss a 10 s wait, cause unknown); the stream itself is checked by what follows.
+    // The approved call's turn goes on after the approval (its reply, turn.completed): the page is
+    // compared with the room only once that turn has ended, the third "Turn completed". Compared while
+    // it ran, the room's last id could move between two readings, and its Cancel line was still up.
+    await textWhen(stream, /Turn completed[\s\S]*Turn completed[\s\S]*Turn completed/);
     const lastEventId = async () =>
       (await api.get('/rooms?limit=100')).body.data.find((r: any) => r.id === opened.room.id).lastEventId as number;
     const settleBy = Date.now() + 30_000;
