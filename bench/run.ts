@@ -439,7 +439,7 @@ async function main(): Promise<void> {
         const floorSeconds = total(floorWindows);
         const units = 2 * JOB_ROUNDS * JOBS;
         const rate = (seconds: number) => (units / seconds).toFixed(1);
-        const rounds = (windows: number[]) => windows.map((w) => (JOBS / w).toFixed(1)).join(', ');
+        const windowRates = (windows: number[]) => windows.map((w) => (JOBS / w).toFixed(1)).join(', ');
         // Each round's job / floor: how far one round's ratio strays from the run's.
         const roundRatios = Array.from({ length: JOB_ROUNDS }, (_, r) =>
           (total(floorWindows.slice(2 * r, 2 * r + 2)) / total(jobWindows.slice(2 * r, 2 * r + 2))).toFixed(2),
@@ -448,9 +448,9 @@ async function main(): Promise<void> {
           '## (b) Completing jobs (submit → succeeded)',
           '| path | jobs/s (each window) |',
           '|---|---|',
-          `| raw no-op workflow (execute) | ${rate(noopSeconds)} (${rounds(noopWindows)}) |`,
-          `| contacts.export job via API (3 DB writes, CSV file) | ${rate(jobSeconds)} (${rounds(jobWindows)}) |`,
-          `| floor: the same job, node:http + pg + the SDK's defaults (bench/floorJobs.ts) | ${rate(floorSeconds)} (${rounds(floorWindows)}) |`,
+          `| raw no-op workflow (execute) | ${rate(noopSeconds)} (${windowRates(noopWindows)}) |`,
+          `| contacts.export job via API (3 DB writes, CSV file) | ${rate(jobSeconds)} (${windowRates(jobWindows)}) |`,
+          `| floor: the same job, node:http + pg + the SDK's defaults (bench/floorJobs.ts) | ${rate(floorSeconds)} (${windowRates(floorWindows)}) |`,
           `ratio job / raw = **${(noopSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.7); floor / raw ${(noopSeconds / floorSeconds).toFixed(2)}; job / floor **${(floorSeconds / jobSeconds).toFixed(2)}** (target ≥ 0.95; round by round ${roundRatios.join(', ')}); ${JOB_ROUNDS} round${JOB_ROUNDS === 1 ? '' : 's'} of two windows of ${JOBS} each side, 16 in flight, alternating`,
           '',
           ...cpuPerUnitTable('job', [
